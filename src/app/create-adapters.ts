@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Config } from '../config/load-config.ts'
+import { openPgliteSqlClient } from '../storage/pglite/pglite-sql-client.ts'
+import { runMigrations } from '../storage/sql/run-migrations.ts'
+import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
+import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
+import type { Stores } from './create-services.ts'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+export const MIGRATIONS = {
+  metadata: path.join(ROOT, 'migrations/metadata'),
+  duckdb: path.join(ROOT, 'migrations/events/duckdb'),
+}
+
+export interface OpenedStores extends Stores {
+  close(): Promise<void>
+}
+
+/** Opens the configured stores and applies their migrations. The only place that picks adapters. */
+export async function createAdapters(
+  config: Pick<Config, 'storage'>,
+  parts: { events?: boolean; metadataTemplate?: Blob } = {},
+): Promise<OpenedStores> {
+  const dir = config.storage.dataDir
+  const metaDir = path.join(dir, 'metadata')
+  const fresh = !existsSync(path.join(metaDir, 'PG_VERSION'))
+  const meta = await openPgliteSqlClient(metaDir, fresh ? parts.metadataTemplate : undefined)
+  try {
+    await runMigrations(meta, MIGRATIONS.metadata)
+  } catch (err) {
+    await meta.close()
+    throw err
+  }
+  if (parts.events === false) {
+    const noEvents = {
+      insertBatch: async () => {
+        throw new Error('event store not opened')
+      },
+      close: async () => {},
+    }
+    return { meta, events: noEvents, close: () => meta.close() }
+  }
+  const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
+  const events = await createDuckDbEventStore(duck)
+  return {
+    meta,
+    events,
+    async close() {
+      await events.close()
+      await duck.close()
+      await meta.close()
+    },
+  }
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Config } from '../config/load-config.ts'
+import { buildServer } from '../http/build-server.ts'
+import type { BootstrapResult } from '../modules/projects/project-service.ts'
+import { createAdapters } from './create-adapters.ts'
+import { createServices, type Services } from './create-services.ts'
+
+export interface TallyApp {
+  http: FastifyInstance
+  services: Services
+  /** What the first start created (keys included, once), or `{created: false}`. */
+  bootstrap: BootstrapResult
+  /** Stops HTTP first, then background work, then closes the stores. */
+  close(): Promise<void>
+}
+
+/** The composition root: opens stores, builds services and the HTTP server. Does not listen. */
+export async function createApp(config: Config, logger: Logger, opts: { metadataTemplate?: Blob } = {}): Promise<TallyApp> {
+  let ready = false
+  const stores = await createAdapters(config, { metadataTemplate: opts.metadataTemplate })
+  try {
+    const services = createServices(stores)
+    const bootstrap = await services.projects.bootstrap(config.bootstrap)
+    await services.projects.warmUp()
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready })
+    ready = true
+    let closing: Promise<void> | null = null
+    return {
+      http,
+      services,
+      bootstrap,
+      close() {
+        closing ??= (async () => {
+          ready = false
+          await http.close()
+          await stores.close()
+        })()
+        return closing
+      },
+    }
+  } catch (err) {
+    await stores.close()
+    throw err
+  }
+}

@@ -1,0 +1,50 @@
+import { parseArgs } from 'node:util'
+import { loadConfig, type ConfigFlags } from '../config/load-config.ts'
+import { createLogger } from '../shared/logger.ts'
+import { serve } from './serve.ts'
+import { keysCommand, projectsCommand } from './admin-commands.ts'
+
+const USAGE = `Usage: tally <command> [options]
+
+Commands:
+  serve                     start the server (default)
+  keys                      print every project's API key
+  keys create-personal      add a personal API key for the owner and print it
+  projects create NAME      add a project with its own project API key
+
+Options (each also from an environment variable):
+  --port N        TALLY_PORT       (default 8000)
+  --host ADDR     TALLY_HOST       (default 127.0.0.1; 0.0.0.0 to listen publicly)
+  --data-dir DIR  TALLY_DATA_DIR   (default ./.tally)`
+
+/** Entry point of the `tally` CLI. Returns the process exit code (serve resolves only on shutdown). */
+export async function run(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) {
+    console.log(USAGE)
+    return 0
+  }
+  const flags: ConfigFlags = { port: values.port, host: values.host, dataDir: values['data-dir'] }
+  const config = loadConfig(flags, env)
+  const [command = 'serve', ...rest] = positionals
+  switch (command) {
+    case 'serve':
+      return serve(config, createLogger(config.log.level))
+    case 'keys':
+      return keysCommand(config, rest)
+    case 'projects':
+      return projectsCommand(config, rest)
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`)
+      return 2
+  }
+}

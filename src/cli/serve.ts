@@ -1,0 +1,36 @@
+import type { Logger } from 'pino'
+import type { Config } from '../config/load-config.ts'
+import { createApp } from '../app/create-app.ts'
+
+/** `tally serve`: starts everything, prints first-start keys, stops cleanly on SIGINT/SIGTERM. */
+export async function serve(config: Config, logger: Logger): Promise<number> {
+  const app = await createApp(config, logger)
+  const b = app.bootstrap
+  if (b.created) {
+    // Printed once: the personal key is stored only as a hash.
+    process.stdout.write(
+      `\nTally initialised ${config.storage.dataDir}\n` +
+        `  project API key:  ${b.projectApiKey}   (project "${b.project?.name}", id ${b.project?.id})\n` +
+        `  personal API key: ${b.personalApiKey}   (shown only now; \`tally keys create-personal\` makes another)\n\n`,
+    )
+  }
+  await app.http.listen({ host: config.http.host, port: config.http.port })
+  const address = app.http.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.http.port
+  logger.info({ host: config.http.host, port, dataDir: config.storage.dataDir }, `Tally ready on http://${config.http.host}:${port}`)
+
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'shutting down')
+      app.close().then(
+        () => resolve(0),
+        (err) => {
+          logger.error({ err }, 'unclean shutdown')
+          resolve(1)
+        },
+      )
+    }
+    process.once('SIGINT', () => stop('SIGINT'))
+    process.once('SIGTERM', () => stop('SIGTERM'))
+  })
+}

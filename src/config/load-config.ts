@@ -1,0 +1,69 @@
+import path from 'node:path'
+
+/** Tally's whole configuration: read once from flags and environment, validated, frozen. */
+export interface Config {
+  readonly http: { readonly host: string; readonly port: number; readonly maxBodyBytes: number }
+  readonly storage: { readonly dataDir: string }
+  readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
+  readonly ingestion: { readonly flushIntervalMs: number; readonly maxBatchEvents: number }
+  readonly log: { readonly level: string }
+}
+
+/** Flag values given on the command line; each wins over its environment variable. */
+export interface ConfigFlags {
+  port?: string
+  host?: string
+  dataDir?: string
+}
+
+/**
+ * Builds the configuration from command-line flags and an environment map. Reports every problem at
+ * once in one thrown Error. The only reader of `process.env` in Tally is the CLI passing it here.
+ */
+export function loadConfig(flags: ConfigFlags, env: Record<string, string | undefined>): Config {
+  const problems: string[] = []
+  const int = (name: string, raw: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => {
+    if (raw === undefined || raw === '') return fallback
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max}, got "${raw}"`)
+      return fallback
+    }
+    return n
+  }
+  const config: Config = {
+    http: {
+      host: flags.host ?? env.TALLY_HOST ?? '127.0.0.1',
+      port: int('port (--port/TALLY_PORT)', flags.port ?? env.TALLY_PORT, 8000, 0, 65535),
+      maxBodyBytes: int('TALLY_MAX_BODY_BYTES', env.TALLY_MAX_BODY_BYTES, 20 * 1024 * 1024, 1024),
+    },
+    storage: { dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally') },
+    bootstrap: {
+      projectApiKey: env.TALLY_PROJECT_API_KEY || null,
+      personalApiKey: env.TALLY_PERSONAL_API_KEY || null,
+    },
+    ingestion: {
+      flushIntervalMs: int('TALLY_FLUSH_INTERVAL_MS', env.TALLY_FLUSH_INTERVAL_MS, 5, 0, 10_000),
+      maxBatchEvents: int('TALLY_MAX_BATCH_EVENTS', env.TALLY_MAX_BATCH_EVENTS, 10_000, 1),
+    },
+    log: { level: env.TALLY_LOG_LEVEL ?? 'info' },
+  }
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+  if (!levels.includes(config.log.level)) problems.push(`TALLY_LOG_LEVEL must be one of ${levels.join(', ')}`)
+  if (config.bootstrap.projectApiKey && !config.bootstrap.projectApiKey.startsWith('phc_')) {
+    problems.push('TALLY_PROJECT_API_KEY must start with phc_')
+  }
+  if (config.bootstrap.personalApiKey && !config.bootstrap.personalApiKey.startsWith('phx_')) {
+    problems.push('TALLY_PERSONAL_API_KEY must start with phx_')
+  }
+  if (problems.length) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`)
+  return deepFreeze(config)
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v)
+    Object.freeze(o)
+  }
+  return o
+}

@@ -1,0 +1,46 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { installErrorHandler } from './error-handler.ts'
+import { installPrivateAuth } from './private-scope.ts'
+import type { Services } from '../app/create-services.ts'
+import { projectRoutes } from '../modules/projects/project-routes.ts'
+
+export interface ServerOptions {
+  logger: Logger
+  maxBodyBytes: number
+  /** Answers `/_health` with 200 only once this returns true. */
+  isReady: () => boolean
+}
+
+/**
+ * Builds the HTTP server: a public scope (capture, decide: project-key auth, CORS, raw bodies)
+ * and a private scope (`/api/...`: personal API key auth, JSON bodies). Route plugins get their
+ * services as arguments; nothing is hung on Fastify decorators but the request's auth.
+ */
+export async function buildServer(services: Services, opts: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger as FastifyBaseLogger,
+    bodyLimit: opts.maxBodyBytes,
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: true,
+    routerOptions: { ignoreDuplicateSlashes: true },
+  }) as unknown as FastifyInstance
+  installErrorHandler(app)
+
+  app.get('/_health', async (_req, reply) => {
+    if (!opts.isReady()) return reply.code(503).send({ status: 'starting' })
+    return { status: 'ok' }
+  })
+
+  await app.register(async (publicScope) => {
+    // Public routes (capture, decide) register here with their own body parsing.
+    void publicScope
+  })
+
+  await app.register(async (privateScope) => {
+    installPrivateAuth(privateScope, services.projects)
+    await privateScope.register(projectRoutes, { projects: services.projects })
+  })
+
+  return app
+}

@@ -1,0 +1,52 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../shared/errors.ts'
+import { ERROR_TABLE, type WireError } from './error-table.ts'
+
+/** Turns any thrown value into `{status, body}` in PostHog's error shape. */
+export function toWireError(err: unknown): { status: number; body: WireError } {
+  if (err instanceof AppError) {
+    const row = ERROR_TABLE[err.code]
+    const subCode = typeof err.extra?.subCode === 'string' ? err.extra.subCode : row.wireCode
+    return { status: row.status, body: { type: row.type, code: subCode, detail: err.message, attr: err.attr } }
+  }
+  const fe = err as FastifyError
+  if (fe && Array.isArray(fe.validation)) {
+    const first = fe.validation[0]
+    return { status: 400, body: { type: 'validation_error', code: 'invalid_input', detail: fe.message, attr: attrOf(first) } }
+  }
+  if (fe?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe instanceof SyntaxError) {
+    return { status: 400, body: { type: 'validation_error', code: 'parse_error', detail: `JSON parse error - ${fe.message}`, attr: null } }
+  }
+  if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, body: { type: 'client_error', code: 'request_too_large', detail: 'Request too large.', attr: null } }
+  }
+  if (fe?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return { status: 415, body: { type: 'invalid_request', code: 'unsupported_media_type', detail: fe.message, attr: null } }
+  }
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return { status: fe.statusCode, body: { type: 'invalid_request', code: 'invalid_request', detail: fe.message, attr: null } }
+  }
+  return { status: 500, body: { type: 'server_error', code: 'server_error', detail: 'A server error occurred.', attr: null } }
+}
+
+function attrOf(v: { instancePath?: string; params?: Record<string, unknown> } | undefined): string | null {
+  if (!v) return null
+  const path = (v.instancePath ?? '').split('/').filter(Boolean)
+  const missing = v.params?.missingProperty
+  if (typeof missing === 'string') path.push(missing)
+  return path.length ? path.join('__') : null
+}
+
+/** Installs the error and not-found handlers on a Fastify instance. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const { status, body } = toWireError(err)
+    if (status >= 500) req.log.error({ err }, 'request failed')
+    if (status === 405) return reply.code(405).send()
+    if (status === 401 && body.code === 'not_authenticated') reply.header('WWW-Authenticate', 'Bearer')
+    return reply.code(status).send(body)
+  })
+  app.setNotFoundHandler((_req, reply) => {
+    reply.code(404).send({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
+  })
+}

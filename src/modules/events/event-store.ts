@@ -1,0 +1,22 @@
+/** One event as stored: the result of the ingestion pipeline. */
+export interface StoredEvent {
+  uuid: string
+  projectId: number
+  event: string
+  distinctId: string
+  properties: Record<string, unknown>
+  elementsChain: string
+  timestamp: Date
+  createdAt: Date
+  personId: string | null
+}
+
+/**
+ * The append-only event store (DuckDB embedded, ClickHouse at scale). Writes are set-based;
+ * `uuid` is the idempotency key: inserting an event whose uuid is already stored is a no-op.
+ */
+export interface EventStore {
+  /** Appends a micro-batch; returns how many were new. */
+  insertBatch(events: StoredEvent[]): Promise<{ inserted: number }>
+  close(): Promise<void>
+}

@@ -1,0 +1,134 @@
+import { AppError } from '../../shared/errors.ts'
+import { generateToken, hashSecret, maskSecret } from '../../shared/ids.ts'
+import type { ProjectStore } from './project-store.ts'
+import type { Project, User } from './project-types.ts'
+
+export interface BootstrapResult {
+  created: boolean
+  project?: Project
+  user?: User
+  projectApiKey?: string
+  /** Only known (and printed) at creation: the store keeps a hash. */
+  personalApiKey?: string
+}
+
+const NEGATIVE_TTL_MS = 30_000
+const NEGATIVE_MAX = 10_000
+
+/**
+ * Projects, users and keys. Keeps every project API token in memory so that capture and decide
+ * resolve their key without a database query; a token not in memory is looked up once and a miss
+ * is remembered for 30 s (so a flood of bad keys cannot turn into a flood of queries).
+ */
+export function createProjectService(store: ProjectStore) {
+  const byToken = new Map<string, Project>()
+  const missingTokens = new Map<string, number>()
+  const userByKeyHash = new Map<string, User>()
+
+  function remember(p: Project) {
+    byToken.set(p.apiToken, p)
+    missingTokens.delete(p.apiToken)
+  }
+
+  return {
+    /** Loads every project token into memory. */
+    async warmUp(): Promise<void> {
+      for (const p of await store.listProjects()) remember(p)
+    },
+
+    /** On an empty store creates the organization, owner, default project and both keys. */
+    async bootstrap(keys: { projectApiKey: string | null; personalApiKey: string | null }): Promise<BootstrapResult> {
+      if (!(await store.isEmpty())) return { created: false }
+      const projectApiKey = keys.projectApiKey ?? generateToken('phc_')
+      const personalApiKey = keys.personalApiKey ?? generateToken('phx_')
+      const { project, user } = await store.bootstrap({
+        organizationName: 'Default organization',
+        projectName: 'Default project',
+        projectApiToken: projectApiKey,
+        user: { email: 'owner@tally.local', firstName: 'Owner' },
+        personalKey: { hash: hashSecret(personalApiKey), mask: maskSecret(personalApiKey), label: 'bootstrap' },
+      })
+      remember(project)
+      return { created: true, project, user, projectApiKey, personalApiKey }
+    },
+
+    /** The project whose API token this is, or null. Memory first; see the class comment. */
+    async findProjectByToken(token: string): Promise<Project | null> {
+      const hit = byToken.get(token)
+      if (hit) return hit
+      const missedAt = missingTokens.get(token)
+      if (missedAt !== undefined && Date.now() - missedAt < NEGATIVE_TTL_MS) return null
+      const found = await store.findProjectByToken(token)
+      if (found) remember(found)
+      else {
+        if (missingTokens.size >= NEGATIVE_MAX) missingTokens.clear()
+        missingTokens.set(token, Date.now())
+      }
+      return found
+    },
+
+    /** The project for a token if it is already in memory: the synchronous fast path. */
+    cachedProjectByToken(token: string): Project | undefined {
+      return byToken.get(token)
+    },
+
+    /** The user owning a personal API key, or an `invalid_personal_api_key` error. */
+    async authenticatePersonalKey(key: string): Promise<User> {
+      const hash = hashSecret(key)
+      const cached = userByKeyHash.get(hash)
+      if (cached) return cached
+      const user = await store.findUserByPersonalKeyHash(hash)
+      if (!user) throw new AppError('invalid_personal_api_key', 'Personal API key is invalid.')
+      if (userByKeyHash.size > 10_000) userByKeyHash.clear()
+      userByKeyHash.set(hash, user)
+      return user
+    },
+
+    async createProject(name: string, organizationId?: number): Promise<{ project: Project; apiToken: string }> {
+      const owner = await store.firstUser()
+      if (!owner) throw new AppError('not_found', 'Tally has not been initialised: run `tally serve` once first.')
+      const apiToken = generateToken('phc_')
+      const project = await store.createProject({ organizationId: organizationId ?? owner.organizationId, name, apiToken })
+      remember(project)
+      return { project, apiToken }
+    },
+
+    /** Adds a personal API key for a user (the first user by default) and returns it once. */
+    async createPersonalKey(userId?: number, label = 'cli'): Promise<{ key: string; user: User }> {
+      const user = userId ? await store.findUserById(userId) : await store.firstUser()
+      if (!user) throw new AppError('not_found', 'No such user.')
+      const key = generateToken('phx_')
+      await store.addPersonalKey(user.id, { hash: hashSecret(key), mask: maskSecret(key), label })
+      return { key, user }
+    },
+
+    /**
+     * Adds a user to the owner's organization with membership of the given projects only, and a
+     * personal API key for them (returned once).
+     */
+    async createUser(input: { email: string; firstName: string; projectIds: number[] }): Promise<{ user: User; key: string }> {
+      const owner = await store.firstUser()
+      if (!owner) throw new AppError('not_found', 'Tally has not been initialised.')
+      const user = await store.createUser({ organizationId: owner.organizationId, email: input.email, firstName: input.firstName })
+      for (const id of input.projectIds) await store.addMember(id, user.id, 1)
+      const { key } = await this.createPersonalKey(user.id)
+      return { user: { ...user, currentProjectId: input.projectIds[0] ?? null }, key }
+    },
+
+    listProjects: () => store.listProjects(),
+    listProjectsOfUser: (userId: number) => store.listProjectsOfUser(userId),
+
+    /**
+     * The project a private-API path names (`@current` = the user's current project). Missing, malformed
+     * or not a member: `not_found`, never another project's data.
+     */
+    async resolveProjectOfUser(user: User, projectIdParam: string): Promise<Project> {
+      const id = projectIdParam === '@current' ? user.currentProjectId : /^\d+$/.test(projectIdParam) ? Number(projectIdParam) : null
+      const project = id === null || id > 2_147_483_647 ? null : await store.findProjectOfUser(user.id, id)
+      if (!project) throw new AppError('not_found', 'Not found.')
+      return project
+    },
+  }
+}
+
+export type ProjectService = ReturnType<typeof createProjectService>

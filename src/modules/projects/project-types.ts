@@ -1,0 +1,44 @@
+/** A user of Tally (PostHog's User): the `created_by` of records is their summary. */
+export interface User {
+  id: number
+  uuid: string
+  distinctId: string
+  firstName: string
+  lastName: string
+  email: string
+  isEmailVerified: boolean
+  organizationId: number
+  currentProjectId: number | null
+}
+
+export interface Organization {
+  id: number
+  uuid: string
+  name: string
+}
+
+export interface Project {
+  id: number
+  uuid: string
+  organizationId: number
+  organizationUuid: string
+  name: string
+  apiToken: string
+  timezone: string
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** The person summary PostHog returns as `created_by`. */
+export function toUserSummary(u: User) {
+  return {
+    id: u.id,
+    uuid: u.uuid,
+    distinct_id: u.distinctId,
+    first_name: u.firstName,
+    last_name: u.lastName,
+    email: u.email,
+    is_email_verified: u.isEmailVerified,
+  }
+}
+export type UserSummary = ReturnType<typeof toUserSummary>

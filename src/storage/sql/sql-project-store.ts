@@ -1,0 +1,157 @@
+import { newUuid } from '../../shared/ids.ts'
+import type { BootstrapInput, ProjectStore } from '../../modules/projects/project-store.ts'
+import type { Organization, Project, User } from '../../modules/projects/project-types.ts'
+import type { SqlClient } from './sql-client.ts'
+
+const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
+  p.timezone, p.created_at, p.updated_at`
+const PROJECT_FROM = 'projects p JOIN organizations o ON o.id = p.organization_id'
+
+type Row = Record<string, any>
+
+function toUser(r: Row): User {
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    distinctId: r.distinct_id,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    email: r.email,
+    isEmailVerified: r.is_email_verified,
+    organizationId: r.organization_id,
+    currentProjectId: r.current_project_id,
+  }
+}
+
+function toProject(r: Row): Project {
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    organizationId: r.organization_id,
+    organizationUuid: r.organization_uuid,
+    name: r.name,
+    apiToken: r.api_token,
+    timezone: r.timezone,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  }
+}
+
+/** ProjectStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
+export function createSqlProjectStore(db: SqlClient): ProjectStore {
+  async function projectById(q: SqlClient, id: number): Promise<Project> {
+    const [row] = await q.query(`SELECT ${PROJECT_COLUMNS} FROM ${PROJECT_FROM} WHERE p.id = $1`, [id])
+    return toProject(row)
+  }
+  async function insertProject(q: SqlClient, organizationId: number, name: string, apiToken: string) {
+    const [row] = await q.query<{ id: number }>(
+      'INSERT INTO projects (uuid, organization_id, name, api_token) VALUES ($1, $2, $3, $4) RETURNING id',
+      [newUuid(), organizationId, name, apiToken],
+    )
+    await q.query(
+      `INSERT INTO project_members (project_id, user_id, level)
+       SELECT $1, id, 8 FROM users WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
+      [row.id, organizationId],
+    )
+    return projectById(q, row.id)
+  }
+  async function insertUser(q: SqlClient, organizationId: number, email: string, firstName: string): Promise<User> {
+    const uuid = newUuid()
+    const [row] = await q.query(
+      `INSERT INTO users (uuid, distinct_id, email, first_name, organization_id) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      [uuid, uuid, email, firstName, organizationId],
+    )
+    return toUser(row)
+  }
+
+  return {
+    async isEmpty() {
+      const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM organizations')
+      return row.n === 0
+    },
+    async bootstrap(input: BootstrapInput) {
+      return db.inTransaction(async (tx) => {
+        const [org] = await tx.query('INSERT INTO organizations (uuid, name) VALUES ($1, $2) RETURNING id, uuid, name', [
+          newUuid(),
+          input.organizationName,
+        ])
+        const user = await insertUser(tx, org.id, input.user.email, input.user.firstName)
+        const project = await insertProject(tx, org.id, input.projectName, input.projectApiToken)
+        await tx.query('UPDATE project_members SET level = 15 WHERE user_id = $1', [user.id])
+        await tx.query('UPDATE users SET current_project_id = $1 WHERE id = $2', [project.id, user.id])
+        await tx.query('INSERT INTO personal_api_keys (user_id, label, secure_value, mask_value) VALUES ($1, $2, $3, $4)', [
+          user.id,
+          input.personalKey.label,
+          input.personalKey.hash,
+          input.personalKey.mask,
+        ])
+        return { organization: org as Organization, user: { ...user, currentProjectId: project.id }, project }
+      })
+    },
+    async createProject({ organizationId, name, apiToken }) {
+      return db.inTransaction((tx) => insertProject(tx, organizationId, name, apiToken))
+    },
+    async createUser({ organizationId, email, firstName }) {
+      return insertUser(db, organizationId, email, firstName)
+    },
+    async addMember(projectId, userId, level) {
+      await db.query(
+        `INSERT INTO project_members (project_id, user_id, level) VALUES ($1, $2, $3)
+         ON CONFLICT (project_id, user_id) DO UPDATE SET level = EXCLUDED.level`,
+        [projectId, userId, level],
+      )
+      await db.query('UPDATE users SET current_project_id = $1 WHERE id = $2 AND current_project_id IS NULL', [projectId, userId])
+    },
+    async addPersonalKey(userId, key) {
+      await db.query('INSERT INTO personal_api_keys (user_id, label, secure_value, mask_value) VALUES ($1, $2, $3, $4)', [
+        userId,
+        key.label,
+        key.hash,
+        key.mask,
+      ])
+    },
+    async findUserByPersonalKeyHash(hash) {
+      const rows = await db.query(
+        `UPDATE personal_api_keys k SET last_used_at = now()
+         FROM users u WHERE k.secure_value = $1 AND u.id = k.user_id
+           AND (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 hour')
+         RETURNING u.*`,
+        [hash],
+      )
+      if (rows[0]) return toUser(rows[0])
+      const [row] = await db.query('SELECT u.* FROM personal_api_keys k JOIN users u ON u.id = k.user_id WHERE k.secure_value = $1', [hash])
+      return row ? toUser(row) : null
+    },
+    async firstUser() {
+      const [row] = await db.query('SELECT * FROM users ORDER BY id LIMIT 1')
+      return row ? toUser(row) : null
+    },
+    async listProjects() {
+      return (await db.query(`SELECT ${PROJECT_COLUMNS} FROM ${PROJECT_FROM} ORDER BY p.id`)).map(toProject)
+    },
+    async listProjectsOfUser(userId) {
+      const rows = await db.query(
+        `SELECT ${PROJECT_COLUMNS} FROM ${PROJECT_FROM} JOIN project_members m ON m.project_id = p.id
+         WHERE m.user_id = $1 ORDER BY p.id`,
+        [userId],
+      )
+      return rows.map(toProject)
+    },
+    async findProjectOfUser(userId, projectId) {
+      const [row] = await db.query(
+        `SELECT ${PROJECT_COLUMNS} FROM ${PROJECT_FROM} JOIN project_members m ON m.project_id = p.id
+         WHERE m.user_id = $1 AND p.id = $2`,
+        [userId, projectId],
+      )
+      return row ? toProject(row) : null
+    },
+    async findProjectByToken(token) {
+      const [row] = await db.query(`SELECT ${PROJECT_COLUMNS} FROM ${PROJECT_FROM} WHERE p.api_token = $1`, [token])
+      return row ? toProject(row) : null
+    },
+    async findUserById(id) {
+      const [row] = await db.query('SELECT * FROM users WHERE id = $1', [id])
+      return row ? toUser(row) : null
+    },
+  }
+}
