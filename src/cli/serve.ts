@@ -14,10 +14,12 @@ export async function serve(config: Config, logger: Logger): Promise<number> {
         `  personal API key: ${b.personalApiKey}   (shown only now; \`tally keys create-personal\` makes another)\n\n`,
     )
   }
-  await app.http.listen({ host: config.http.host, port: config.http.port })
-  const address = app.http.server.address()
-  const port = typeof address === 'object' && address ? address.port : config.http.port
-  logger.info({ host: config.http.host, port, dataDir: config.storage.dataDir }, `Tally ready on http://${config.http.host}:${port}`)
+  // Fastify logs the one "ready" line itself, with the address it actually bound (port 0 included).
+  await app.http.listen({
+    host: config.http.host,
+    port: config.http.port,
+    listenTextResolver: (address) => `Tally ready on ${address} (data dir ${config.storage.dataDir})`,
+  })
 
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
