@@ -84,7 +84,7 @@ function randomUser(rand: () => number, i: number, now: number) {
   }
   const inCompany = rand() < 0.7
   const groups: Record<string, string> = inCompany ? { company: `company-${Math.floor(rand() * 500)}` } : {}
-  const groupProperties = inCompany ? { company: { size: String(Math.floor(rand() * 200)) } } : {}
+  const groupProperties: Record<string, Record<string, string>> = inCompany ? { company: { size: String(Math.floor(rand() * 200)) } } : {}
   return { distinctId: `user-${i}-${Math.floor(rand() * 1e9).toString(36)}`, personProperties, groups, groupProperties }
 }
 
