@@ -3,6 +3,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Config } from '../config/load-config.ts'
 import { openPgliteSqlClient } from '../storage/pglite/pglite-sql-client.ts'
+import { openPostgresSqlClient } from '../storage/postgres/postgres-sql-client.ts'
 import { runMigrations } from '../storage/sql/run-migrations.ts'
 import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
 import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
@@ -26,7 +27,9 @@ export async function createAdapters(
   const dir = config.storage.dataDir
   const metaDir = path.join(dir, 'metadata')
   const fresh = !existsSync(path.join(metaDir, 'PG_VERSION'))
-  const meta = await openPgliteSqlClient(metaDir, fresh ? parts.metadataTemplate : undefined)
+  const meta = config.storage.metadataUrl
+    ? openPostgresSqlClient(config.storage.metadataUrl)
+    : await openPgliteSqlClient(metaDir, fresh ? parts.metadataTemplate : undefined)
   try {
     await runMigrations(meta, MIGRATIONS.metadata)
   } catch (err) {

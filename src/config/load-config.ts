@@ -3,7 +3,8 @@ import path from 'node:path'
 /** Tally's whole configuration: read once from flags and environment, validated, frozen. */
 export interface Config {
   readonly http: { readonly host: string; readonly port: number; readonly maxBodyBytes: number }
-  readonly storage: { readonly dataDir: string }
+  /** `metadataUrl`: a PostgreSQL URL puts the MetaStore on that server instead of embedded PGlite. */
+  readonly storage: { readonly dataDir: string; readonly metadataUrl: string | null }
   readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
   readonly ingestion: { readonly flushIntervalMs: number; readonly maxBatchEvents: number }
   readonly log: { readonly level: string }
@@ -37,7 +38,10 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       port: int('port (--port/TALLY_PORT)', flags.port ?? env.TALLY_PORT, 8000, 0, 65535),
       maxBodyBytes: int('TALLY_MAX_BODY_BYTES', env.TALLY_MAX_BODY_BYTES, 20 * 1024 * 1024, 1024),
     },
-    storage: { dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally') },
+    storage: {
+      dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),
+      metadataUrl: env.TALLY_DATABASE_URL || null,
+    },
     bootstrap: {
       projectApiKey: env.TALLY_PROJECT_API_KEY || null,
       personalApiKey: env.TALLY_PERSONAL_API_KEY || null,
@@ -55,6 +59,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   }
   if (config.bootstrap.personalApiKey && !config.bootstrap.personalApiKey.startsWith('phx_')) {
     problems.push('TALLY_PERSONAL_API_KEY must start with phx_')
+  }
+  if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {
+    problems.push('TALLY_DATABASE_URL must be a postgres:// URL')
   }
   if (problems.length) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`)
   return deepFreeze(config)

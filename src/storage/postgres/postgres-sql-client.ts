@@ -1,0 +1,44 @@
+import pg from 'pg'
+import type { SqlClient } from '../sql/sql-client.ts'
+
+// Return int8/numeric as JS numbers (ids and counts fit), timestamps as Date, like PGlite does.
+pg.types.setTypeParser(20, (v) => Number(v))
+
+/** A SqlClient on a PostgreSQL server (the MetaStore at scale): same SQL and migrations as PGlite. */
+export function openPostgresSqlClient(url: string, poolSize = 10): SqlClient {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize })
+  pool.on('error', () => {}) // an idle client's error is reported on its next query
+  const over = (q: { query: pg.Pool['query'] }): Omit<SqlClient, 'inTransaction' | 'close'> => ({
+    async query<R>(sql: string, params?: unknown[]) {
+      return (await q.query(sql, params as unknown[])).rows as R[]
+    },
+    async exec(sql: string) {
+      await q.query(sql)
+    },
+  })
+  return {
+    ...over(pool),
+    async inTransaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+      const conn = await pool.connect()
+      const tx: SqlClient = {
+        ...over(conn as unknown as { query: pg.Pool['query'] }),
+        inTransaction: (inner) => inner(tx),
+        close: async () => {},
+      }
+      try {
+        await conn.query('BEGIN')
+        const result = await fn(tx)
+        await conn.query('COMMIT')
+        return result
+      } catch (err) {
+        await conn.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        conn.release()
+      }
+    },
+    async close() {
+      await pool.end()
+    },
+  }
+}
