@@ -1,0 +1,50 @@
+/**
+ * Handles one delivered batch. Resolving acknowledges every message of the batch; throwing (or
+ * rejecting) leaves them unacknowledged, and the queue delivers them again, in the same order.
+ */
+export type BatchHandler = (messages: string[]) => Promise<void>
+
+export interface ConsumeOptions {
+  /** Largest batch handed to the handler. */
+  maxBatch: number
+  /** How long to wait for a batch to fill once at least one message is available. */
+  maxWaitMs: number
+  /** Pause before a batch whose handler failed is delivered again. */
+  retryDelayMs?: number
+}
+
+export interface EventQueueStats {
+  /** Messages made durable since open. */
+  published: number
+  /** Group commits (write + fsync) since open: usually far fewer than publish calls. */
+  flushes: number
+  /** Messages acknowledged by the consumer since open. */
+  acked: number
+  /** Handler failures (each one means a redelivery). */
+  failedBatches: number
+}
+
+/**
+ * The queue between capture and the ingestion workers: accepted-but-unprocessed events
+ * (in-process segment log embedded, NATS JetStream at scale).
+ *
+ * Invariants every adapter keeps (checked by `test/contracts/event-queue.contract.ts`):
+ * - `publish` resolves only once the messages are durable: a crash after that loses none of them;
+ * - messages are delivered in publish order, in batches of at most `maxBatch`;
+ * - delivery is at-least-once: a batch whose handler fails, and every message not acknowledged
+ *   before a crash or close, is delivered again (consumers must be idempotent);
+ * - a message is one line of text: it never contains '\n'.
+ */
+export interface EventQueue {
+  publish(messages: string[]): Promise<void>
+  /** Starts the (single) consumer. */
+  consume(handler: BatchHandler, opts: ConsumeOptions): void
+  /**
+   * Resolves once every message published so far has been acknowledged, or after `timeoutMs`;
+   * returns whether the queue was fully drained.
+   */
+  drain(timeoutMs: number): Promise<boolean>
+  stats(): EventQueueStats
+  /** Refuses new publishes, waits for pending flushes and the in-flight batch, and closes. */
+  close(): Promise<void>
+}
