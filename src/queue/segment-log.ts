@@ -42,14 +42,14 @@ export async function recoverLog(dir: string): Promise<RecoveredLog> {
     .map((f) => Number(f.slice(0, -SUFFIX.length)))
     .filter((n) => Number.isInteger(n) && n > 0)
     .sort((a, b) => a - b)
-  let ack = await readAck(dir)
+  const saved = await readAck(dir)
   if (segs.length === 0) {
-    const seg = Math.max(1, ack?.seg ?? 1)
+    const seg = Math.max(1, saved?.seg ?? 1)
     const writeFd = await open(segmentPath(dir, seg), 'w+')
     await syncDir(dir)
     return { ack: { seg, off: 0 }, sealed: new Map(), writeSeg: seg, writeFd, writeOff: 0 }
   }
-  if (!ack || !segs.includes(ack.seg)) ack = { seg: segs[0]!, off: 0 }
+  let ack: LogPosition = saved && segs.includes(saved.seg) ? saved : { seg: segs[0]!, off: 0 }
   for (const s of segs.filter((s) => s < ack.seg)) await unlink(segmentPath(dir, s))
   const live = segs.filter((s) => s >= ack.seg)
   const sealed = new Map<number, number>()
