@@ -1,0 +1,55 @@
+import { existsSync, readFileSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import type { TestContext } from 'node:test'
+import { chromium, type Browser } from 'playwright-core'
+
+/** Debian's Chromium; the browser suites skip where it is missing (CI installs it). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const hasChromium = existsSync(CHROMIUM)
+
+/** Headless Chromium with the flags this closed network needs; closed when the test ends. */
+export async function launchBrowser(t: TestContext): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  })
+  t.after(() => browser.close())
+  return browser
+}
+
+/**
+ * Serves one HTML page at `/` and posthog-js's browser bundle at `/posthog.js` on a loopback port,
+ * so the page's origin differs from Tally's (real CORS).
+ */
+export async function servePage(t: TestContext, html: string): Promise<string> {
+  const require = createRequire(import.meta.url)
+  const bundle = readFileSync(require.resolve('posthog-js/dist/array.full.js'))
+  const server = http.createServer((req, res) => {
+    if (req.url === '/posthog.js') {
+      res.writeHead(200, { 'content-type': 'application/javascript' }).end(bundle)
+    } else if (req.url === '/' || req.url?.startsWith('/?')) {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(html)
+    } else res.writeHead(404).end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** Polls `fn` until it returns a truthy value (or throws after `tries` × `ms`). No time is asserted. */
+export async function eventually<T>(fn: () => Promise<T | null | undefined | false>, tries = 100, ms = 100): Promise<T> {
+  let last: unknown
+  for (let i = 0; i < tries; i++) {
+    try {
+      const v = await fn()
+      if (v) return v
+    } catch (err) {
+      last = err
+    }
+    await new Promise((r) => setTimeout(r, ms))
+  }
+  throw new Error(`condition not met${last ? `: ${String(last)}` : ''}`)
+}
