@@ -1,0 +1,81 @@
+import type { FeatureFlagStore } from '../../modules/feature-flags/feature-flag-store.ts'
+import type { FeatureFlag, FeatureFlagWrite } from '../../modules/feature-flags/feature-flag-types.ts'
+import type { SqlClient } from './sql-client.ts'
+import { toUserSummary, userSummarySql } from './sql-user-summary.ts'
+
+const SELECT = `SELECT f.*, ${userSummarySql('c')} AS created_by_json, ${userSummarySql('m')} AS modified_by_json
+  FROM feature_flags f LEFT JOIN users c ON c.id = f.created_by LEFT JOIN users m ON m.id = f.last_modified_by`
+
+type Row = Record<string, any>
+
+function toFlag(r: Row): FeatureFlag {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    key: r.key,
+    name: r.name,
+    filters: r.filters ?? {},
+    rolloutPercentage: r.rollout_percentage,
+    active: r.active,
+    deleted: r.deleted,
+    ensureExperienceContinuity: r.ensure_experience_continuity,
+    tags: r.tags ?? [],
+    evaluationRuntime: r.evaluation_runtime,
+    version: r.version,
+    createdBy: toUserSummary(r.created_by_json),
+    lastModifiedBy: toUserSummary(r.modified_by_json),
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  }
+}
+
+function writeParams(f: FeatureFlagWrite): unknown[] {
+  return [f.key, f.name, JSON.stringify(f.filters), f.active, f.deleted, f.ensureExperienceContinuity, JSON.stringify(f.tags), f.evaluationRuntime]
+}
+
+/** FeatureFlagStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
+export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
+  async function byId(q: SqlClient, projectId: number, id: number): Promise<FeatureFlag | null> {
+    const [row] = await q.query(`${SELECT} WHERE f.project_id = $1 AND f.id = $2`, [projectId, id])
+    return row ? toFlag(row) : null
+  }
+  return {
+    async listLive(projectId) {
+      const rows = await db.query(`${SELECT} WHERE f.project_id = $1 AND NOT f.deleted ORDER BY f.created_at DESC, f.id DESC`, [projectId])
+      return rows.map(toFlag)
+    },
+    get: (projectId, id) => byId(db, projectId, id),
+    async keyExists(projectId, key, exceptId) {
+      const rows = await db.query('SELECT 1 FROM feature_flags WHERE project_id = $1 AND key = $2 AND NOT deleted AND id <> $3', [
+        projectId,
+        key,
+        exceptId ?? -1,
+      ])
+      return rows.length > 0
+    },
+    async insert({ projectId, userId, flag }) {
+      return db.inTransaction(async (tx) => {
+        await tx.query('DELETE FROM feature_flags WHERE project_id = $1 AND key = $2 AND deleted', [projectId, flag.key])
+        const [row] = await tx.query<{ id: number }>(
+          `INSERT INTO feature_flags (project_id, key, name, filters, active, deleted, ensure_experience_continuity, tags,
+             evaluation_runtime, created_by, last_modified_by)
+           VALUES ($9, $1, $2, $3, $4, $5, $6, $7, $8, $10, $10) RETURNING id`,
+          [...writeParams(flag), projectId, userId],
+        )
+        return (await byId(tx, projectId, row.id))!
+      })
+    },
+    async update({ projectId, id, userId, flag }) {
+      return db.inTransaction(async (tx) => {
+        await tx.query(
+          `UPDATE feature_flags SET key = $1, name = $2, filters = $3, active = $4, deleted = $5,
+             ensure_experience_continuity = $6, tags = $7, evaluation_runtime = $8, version = version + 1,
+             last_modified_by = $11, updated_at = now()
+           WHERE project_id = $9 AND id = $10`,
+          [...writeParams(flag), projectId, id, userId],
+        )
+        return (await byId(tx, projectId, id))!
+      })
+    },
+  }
+}
