@@ -4,6 +4,9 @@ import { installErrorHandler } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
 import type { Services } from '../app/create-services.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
+import { insightRoutes } from '../modules/insights/insight-routes.ts'
+import { dashboardRoutes } from '../modules/dashboards/dashboard-routes.ts'
+import { actionRoutes } from '../modules/actions/action-routes.ts'
 
 export interface ServerOptions {
   logger: Logger
@@ -40,6 +43,9 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
   await app.register(async (privateScope) => {
     installPrivateAuth(privateScope, services.projects)
     await privateScope.register(projectRoutes, { projects: services.projects })
+    await privateScope.register(insightRoutes, { insights: services.insights })
+    await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })
+    await privateScope.register(actionRoutes, { actions: services.actions })
   })
 
   return app
