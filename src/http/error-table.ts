@@ -18,6 +18,7 @@ interface ErrorRow {
 /** The one mapping from Tally's error codes to HTTP status and PostHog's `{type, code}`. */
 export const ERROR_TABLE = {
   invalid_payload: { status: 400, type: 'validation_error', wireCode: 'invalid_payload' },
+  invalid_project: { status: 400, type: 'validation_error', wireCode: 'invalid_project' },
   invalid_input: { status: 400, type: 'validation_error', wireCode: 'invalid_input' },
   validation_error: { status: 400, type: 'validation_error', wireCode: 'invalid_input' },
   invalid_api_key: { status: 401, type: 'authentication_error', wireCode: 'invalid_api_key' },

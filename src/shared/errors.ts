@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'invalid_payload'
+  | 'invalid_project'
   | 'invalid_input'
   | 'validation_error'
   | 'invalid_api_key'
