@@ -7,6 +7,9 @@ import { openPostgresSqlClient } from '../storage/postgres/postgres-sql-client.t
 import { runMigrations } from '../storage/sql/run-migrations.ts'
 import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
 import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
+import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-store.ts'
+import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
+import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import type { Stores } from './create-services.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -43,17 +46,42 @@ export async function createAdapters(
       },
       close: async () => {},
     }
-    return { meta, events: noEvents, close: () => meta.close() }
+    return {
+      meta,
+      events: noEvents,
+      queue: notOpened('event queue'),
+      eventReads: notOpened('event read store'),
+      deadLetters: notOpened('dead-letter store'),
+      close: () => meta.close(),
+    }
   }
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
   const events = await createDuckDbEventStore(duck)
+  // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
+  const eventReads = createDuckDbEventReadStore(await duck.instance.connect())
+  const deadLetters = createDuckDbDeadLetterStore(await duck.instance.connect())
+  const queue = await openFileEventQueue({ dir: path.join(dir, 'queue') })
   return {
     meta,
     events,
+    queue,
+    eventReads,
+    deadLetters,
     async close() {
+      // The queue first: it stops the ingestion worker after its in-flight batch.
+      await queue.close()
       await events.close()
       await duck.close()
       await meta.close()
     },
   }
+}
+
+/** A stand-in for a store a command did not open: any use is a bug and says so. */
+function notOpened<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get: (_t, prop) => (prop === 'then' ? undefined : () => {
+      throw new Error(`${name} not opened`)
+    }),
+  })
 }

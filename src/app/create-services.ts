@@ -2,25 +2,38 @@ import type { SqlClient } from '../storage/sql/sql-client.ts'
 import type { EventStore } from '../modules/events/event-store.ts'
 import { createSqlProjectStore } from '../storage/sql/sql-project-store.ts'
 import { createProjectService } from '../modules/projects/project-service.ts'
+import type { EventQueue } from '../queue/event-queue.ts'
+import type { EventReadStore } from '../modules/events/event-read-store.ts'
+import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
+import { createIngestionCounters } from '../ingestion/ingestion-counters.ts'
+import { createCaptureService } from '../modules/capture/capture-service.ts'
 import { createSqlInsightStore } from '../storage/sql/sql-insight-store.ts'
 import { createSqlDashboardStore } from '../storage/sql/sql-dashboard-store.ts'
 import { createSqlActionStore } from '../storage/sql/sql-action-store.ts'
 import { createInsightService } from '../modules/insights/insight-service.ts'
 import { createDashboardService } from '../modules/dashboards/dashboard-service.ts'
 import { createActionService } from '../modules/actions/action-service.ts'
+import { createFlagServices } from './create-flag-services.ts'
 
 export interface Stores {
   meta: SqlClient
   events: EventStore
+  /** Accepted-but-unprocessed events (capture publishes, the ingestion worker consumes). */
+  queue: EventQueue
+  eventReads: EventReadStore
+  deadLetters: DeadLetterStore
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
 export function createServices(stores: Stores) {
   const projects = createProjectService(createSqlProjectStore(stores.meta))
+  const ingestionCounters = createIngestionCounters()
+  const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
   const insights = createInsightService(createSqlInsightStore(stores.meta))
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))
   const actions = createActionService(createSqlActionStore(stores.meta))
-  return { projects, insights, dashboards, actions, eventStore: stores.events }
+  const flags = createFlagServices(stores.meta)
+  return { projects, insights, dashboards, actions, ...flags, eventStore: stores.events, capture, eventReads: stores.eventReads, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

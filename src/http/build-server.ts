@@ -7,6 +7,11 @@ import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { insightRoutes } from '../modules/insights/insight-routes.ts'
 import { dashboardRoutes } from '../modules/dashboards/dashboard-routes.ts'
 import { actionRoutes } from '../modules/actions/action-routes.ts'
+import { decideRoutes } from '../modules/decide/decide-routes.ts'
+import { localEvaluationRoutes } from '../modules/decide/definitions-routes.ts'
+import { featureFlagRoutes } from '../modules/feature-flags/feature-flag-routes.ts'
+import { cohortRoutes } from '../modules/cohorts/cohort-routes.ts'
+import { groupTypeRoutes } from '../modules/group-types/group-type-routes.ts'
 
 export interface ServerOptions {
   logger: Logger
@@ -38,6 +43,8 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
   await app.register(async (publicScope) => {
     // Public routes (capture, decide) register here with their own body parsing.
     void publicScope
+    const { decide, projects, flagDefinitions: definitions } = services
+    await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
   })
 
   await app.register(async (privateScope) => {
@@ -46,6 +53,11 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
     await privateScope.register(insightRoutes, { insights: services.insights })
     await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })
     await privateScope.register(actionRoutes, { actions: services.actions })
+    await privateScope.register(featureFlagRoutes, { flags: services.featureFlags, cache: services.flagCache })
+    await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
+    await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
+    const { decide, projects, flagDefinitions: definitions } = services
+    await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
   })
 
   return app

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { decodeCaptureBody } from '../../domain/events/decode-capture-body.ts'
+import { AppError } from '../../shared/errors.ts'
+import type { ProjectService } from '../projects/project-service.ts'
+import type { Project } from '../projects/project-types.ts'
+import { decideFlagFields, flagsFlagFields, remoteConfigFields, SUPPORTED_COMPRESSION } from './decide-response.ts'
+import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest } from './decide-request.ts'
+import type { DecideService } from './decide-service.ts'
+import { definitionsRoute, remoteConfigRoutes } from './definitions-routes.ts'
+import type { createDefinitionsCache } from './flag-definitions.ts'
+
+export interface DecideRouteOptions {
+  decide: DecideService
+  projects: ProjectService
+  definitions: ReturnType<typeof createDefinitionsCache>
+  maxBodyBytes: number
+}
+
+/** Decodes the raw body as capture does (JSON, gzip, base64, lz64, form `data=`); an empty body reads as `{}`. */
+function decodeBody(req: FastifyRequest, maxBytes: number) {
+  const body = req.body as Buffer | undefined
+  const query = req.query as Record<string, unknown>
+  if ((!body || body.length === 0) && !query.data) return { payload: {}, form: {} }
+  try {
+    return decodeCaptureBody({
+      body,
+      contentType: req.headers['content-type'],
+      contentEncoding: req.headers['content-encoding'] as string | undefined,
+      query,
+      method: req.method,
+      maxBytes,
+    })
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'invalid_payload') {
+      const detail = err.message.startsWith('Malformed request data') ? err.message : `Malformed request data: ${err.message}`
+      throw new AppError('invalid_payload', detail, null, { subCode: 'malformed_data' })
+    }
+    throw err
+  }
+}
+
+/** The project of a project token, or (PostHog's fallback) of a personal API key plus `project_id`. */
+async function resolveProject(projects: ProjectService, token: string | null, projectId: string | null): Promise<Project> {
+  if (!token) throw noApiKey()
+  const project = projects.cachedProjectByToken(token) ?? (await projects.findProjectByToken(token))
+  if (project) return project
+  if (projectId === null) throw invalidApiKey()
+  try {
+    const user = await projects.authenticatePersonalKey(token)
+    return await projects.resolveProjectOfUser(user, projectId)
+  } catch {
+    throw invalidPersonalKey()
+  }
+}
+
+function version(req: FastifyRequest, fallback: number): number {
+  const raw = (req.query as Record<string, unknown>).v
+  if (raw === undefined || raw === '') return fallback
+  const v = Number(raw)
+  return Number.isInteger(v) ? v : 2 // PostHog: a non-integer `v` reads as 2
+}
+
+/** Public CORS as PostHog's decide: any origin, with credentials. */
+function cors(req: FastifyRequest, reply: FastifyReply) {
+  const origin = req.headers.origin
+  reply.header('Access-Control-Allow-Origin', origin ?? '*')
+  if (origin) reply.header('Access-Control-Allow-Credentials', 'true')
+  reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
+  reply.header('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'X-Requested-With, Content-Type')
+  reply.header('Vary', 'Origin')
+}
+
+/**
+ * `/decide/` (v1-v4), `/flags/` (v1, v2), `/flags/definitions`, and posthog-js remote config. Bodies
+ * are read raw here (own content-type parser in this encapsulated scope) and decoded like capture.
+ */
+export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOptions) {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body))
+  app.addHook('onRequest', async (req, reply) => cors(req, reply))
+
+  async function evaluate(req: FastifyRequest) {
+    const { payload, form } = decodeBody(req, opts.maxBodyBytes)
+    const { request, token, projectId } = readDecideRequest(payload, form, req.query as Record<string, unknown>)
+    const project = await resolveProject(opts.projects, token, projectId)
+    if (!request) throw missingDistinctId()
+    const result = await opts.decide.evaluate(project.id, request)
+    return { project, result }
+  }
+  const hasFlags = async (projectId: number) => (await opts.decide.state(projectId)).compiled.flags.some((f) => f.active)
+
+  const minimal = {
+    config: { enable_collect_everything: true },
+    toolbarParams: {},
+    isAuthenticated: false,
+    supportedCompression: SUPPORTED_COMPRESSION,
+    sessionRecording: false,
+    featureFlags: {},
+  }
+
+  for (const path of ['/decide', '/decide/']) {
+    app.post(path, async (req) => {
+      const { project, result } = await evaluate(req)
+      const v = version(req, 1)
+      return { ...remoteConfigFields(await hasFlags(project.id)), ...decideFlagFields(v, result), requestId: randomUUID() }
+    })
+    app.get(path, async () => minimal)
+    app.options(path, async () => ({ status: 1 }))
+  }
+  for (const path of ['/flags', '/flags/']) {
+    app.post(path, async (req) => {
+      const q = req.query as Record<string, unknown>
+      const noVersion = q.v === undefined && q.config === undefined
+      const v = noVersion ? 2 : version(req, 1)
+      const withConfig = noVersion || q.config === 'true' || q.config === '1'
+      const { project, result } = await evaluate(req)
+      const config = withConfig ? remoteConfigFields(await hasFlags(project.id)) : {}
+      return { ...config, ...flagsFlagFields(v, result), requestId: randomUUID(), evaluatedAt: Date.now() }
+    })
+    app.get(path, async () => ({ ...minimal, flags: {}, errorsWhileComputingFlags: false }))
+    app.options(path, async (_req, reply) => reply.code(204).header('Allow', 'GET, POST, OPTIONS, HEAD').send())
+  }
+  definitionsRoute(app, opts)
+  remoteConfigRoutes(app, opts, hasFlags)
+}

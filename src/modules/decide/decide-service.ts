@@ -1,0 +1,130 @@
+import { evaluateFlags } from '../../domain/flags/evaluate-flags.ts'
+import type { FlagEvaluation } from '../../domain/flags/flag-types.ts'
+import type { FlagCache } from '../feature-flags/flag-cache.ts'
+import type { ProjectFlagState } from '../feature-flags/flag-state.ts'
+import { createBatchLoader } from './batch-loader.ts'
+import type { DecideRequest } from './decide-request.ts'
+import type { PersonDataReader, StoredPerson } from './person-data-store.ts'
+
+export interface DecideResult {
+  flags: FlagEvaluation[]
+  /** PostHog's `errorsWhileComputingFlags`: some flag could not be computed and is left out. */
+  errors: boolean
+}
+
+type Logger = { warn(obj: object, msg: string): void }
+
+/**
+ * Flag evaluation for /decide and /flags. Definitions come from the in-memory flag cache; stored
+ * person and group properties are loaded set-based (concurrent requests share one query) and only
+ * when an active flag reads them; request overrides win over stored values. A failed read leaves
+ * out only the flags that needed it and sets the error flag, never failing the request.
+ */
+export function createDecideService(deps: { cache: FlagCache; persons: PersonDataReader; log?: Logger; now?: () => number }) {
+  const now = deps.now ?? Date.now
+  const personLoaders = new Map<number, ReturnType<typeof createBatchLoader<string, StoredPerson>>>()
+  const groupLoaders = new Map<number, ReturnType<typeof createBatchLoader<string, Record<string, unknown>>>>()
+
+  function personLoader(projectId: number) {
+    let loader = personLoaders.get(projectId)
+    if (!loader) {
+      loader = createBatchLoader((ids: string[]) => deps.persons.getPersons(projectId, ids))
+      personLoaders.set(projectId, loader)
+    }
+    return loader
+  }
+  function groupLoader(projectId: number) {
+    let loader = groupLoaders.get(projectId)
+    if (!loader) {
+      loader = createBatchLoader((keys: string[]) =>
+        deps.persons.getGroups(
+          projectId,
+          keys.map((k) => ({ groupTypeIndex: Number(k.slice(0, k.indexOf(':'))), groupKey: k.slice(k.indexOf(':') + 1) })),
+        ),
+      )
+      groupLoaders.set(projectId, loader)
+    }
+    return loader
+  }
+
+  async function loadGroups(state: ProjectFlagState, req: DecideRequest) {
+    const out: Record<string, Record<string, unknown>> = {}
+    const loads: Promise<void>[] = []
+    for (const [index, name] of Object.entries(state.groupTypeMapping)) {
+      const key = req.groups[name]
+      if (key === undefined || key === null || key === '') continue
+      loads.push(
+        groupLoader(state.projectId)
+          .load(`${index}:${String(key)}`)
+          .then((props) => {
+            out[name] = { ...props, ...req.groupProperties[name] }
+          }),
+      )
+    }
+    await Promise.all(loads)
+    return out
+  }
+
+  async function hashKeyOverrides(state: ProjectFlagState, req: DecideRequest, wanted: string[]): Promise<Record<string, string>> {
+    const ids = req.anonDistinctId && req.anonDistinctId !== req.distinctId ? [req.distinctId, req.anonDistinctId] : [req.distinctId]
+    if (req.anonDistinctId) {
+      await deps.persons.writeHashKeyOverrides({ projectId: state.projectId, distinctIds: ids, flagKeys: wanted, hashKey: req.anonDistinctId })
+    }
+    const overrides: Record<string, string> = {}
+    // The override of the person of `distinct_id` wins over the anonymous person's (PostHog).
+    const rows = await deps.persons.getHashKeyOverrides(state.projectId, ids)
+    for (const row of rows) if (row.distinctId !== req.distinctId) overrides[row.flagKey] = row.hashKey
+    for (const row of rows) if (row.distinctId === req.distinctId) overrides[row.flagKey] = row.hashKey
+    return overrides
+  }
+
+  return {
+    /** Flag state for a project: cached, loaded on first use or after a change. */
+    state: (projectId: number): ProjectFlagState | Promise<ProjectFlagState> => deps.cache.peek(projectId) ?? deps.cache.get(projectId),
+
+    async evaluate(projectId: number, req: DecideRequest): Promise<DecideResult> {
+      if (req.disableFlags) return { flags: [], errors: false }
+      const state = deps.cache.peek(projectId) ?? (await deps.cache.get(projectId))
+      if (state.compiled.flags.length === 0) return { flags: [], errors: false }
+      const wanted = req.flagKeys ? new Set(req.flagKeys) : null
+      const reads = (set: ReadonlySet<string>) => set.size > 0 && (wanted === null || [...set].some((k) => wanted.has(k)))
+      const failed = { person: false, groups: false, continuity: false }
+      const warn = (what: string) => (err: unknown) => {
+        deps.log?.warn({ err, projectId }, `decide: could not read ${what}`)
+        return undefined
+      }
+
+      const personRead = reads(state.personFlags) ? personLoader(projectId).load(req.distinctId) : undefined
+      const groupRead = reads(state.groupFlags) ? loadGroups(state, req) : undefined
+      const continuityKeys = [...state.continuityFlags].filter((k) => wanted === null || wanted.has(k))
+      const overrideRead = continuityKeys.length > 0 ? hashKeyOverrides(state, req, continuityKeys) : undefined
+      const [person, groups, overrides] = await Promise.all([
+        personRead?.catch((err) => ((failed.person = true), warn('persons')(err))),
+        groupRead?.catch((err) => ((failed.groups = true), warn('groups')(err))),
+        overrideRead?.catch((err) => ((failed.continuity = true), warn('hash key overrides')(err))),
+      ])
+      const result = evaluateFlags(state.compiled, {
+        distinctId: req.distinctId,
+        personProperties: person ? { ...person.properties, ...req.personProperties } : req.personProperties,
+        groups: req.groups,
+        groupProperties: groups ?? req.groupProperties,
+        hashKeyOverrides: overrides,
+        anonDistinctId: req.anonDistinctId,
+        deviceId: req.deviceId,
+        staticCohortIds: person?.staticCohortIds,
+        now: now(),
+        flagKeysToEvaluate: req.flagKeys,
+      })
+      if (!failed.person && !failed.groups && !failed.continuity) return { flags: result.flags, errors: result.errorsWhileComputingFlags }
+      const flags = result.flags.filter(
+        (f) =>
+          !(failed.person && state.personFlags.has(f.key)) &&
+          !(failed.groups && state.groupFlags.has(f.key)) &&
+          !(failed.continuity && state.continuityFlags.has(f.key)),
+      )
+      return { flags, errors: true }
+    },
+  }
+}
+
+export type DecideService = ReturnType<typeof createDecideService>
