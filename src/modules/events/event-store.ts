@@ -4,7 +4,11 @@ export interface StoredEvent {
   projectId: number
   event: string
   distinctId: string
-  properties: Record<string, unknown>
+  /**
+   * Every property, as JSON object text. It stays serialised from capture to storage: the pipeline
+   * never pays for a parse it does not need (steps that read properties parse them).
+   */
+  properties: string
   elementsChain: string
   timestamp: Date
   createdAt: Date

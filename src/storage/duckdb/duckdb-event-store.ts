@@ -1,4 +1,5 @@
 import type { EventStore, StoredEvent } from '../../modules/events/event-store.ts'
+import { DuckDBTimestampTZValue } from '@duckdb/node-api'
 import type { DuckDb } from './open-duckdb.ts'
 
 /**
@@ -18,10 +19,10 @@ export async function createDuckDbEventStore(db: DuckDb): Promise<EventStore> {
       appender.appendInteger(e.projectId)
       appender.appendVarchar(e.event)
       appender.appendVarchar(e.distinctId)
-      appender.appendVarchar(JSON.stringify(e.properties))
+      appender.appendVarchar(e.properties)
       appender.appendVarchar(e.elementsChain)
-      appender.appendVarchar(e.timestamp.toISOString())
-      appender.appendVarchar(e.createdAt.toISOString())
+      appender.appendTimestampTZ(new DuckDBTimestampTZValue(BigInt(e.timestamp.getTime()) * 1000n))
+      appender.appendTimestampTZ(new DuckDBTimestampTZValue(BigInt(e.createdAt.getTime()) * 1000n))
       if (e.personId) appender.appendVarchar(e.personId)
       else appender.appendNull()
       appender.appendNull()

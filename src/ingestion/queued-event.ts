@@ -1,0 +1,54 @@
+import type { NormalisedEvent } from '../domain/events/index.ts'
+import type { StoredEvent } from '../modules/events/event-store.ts'
+
+/**
+ * The queue message for one accepted event: a compact JSON header, a tab, then the properties as
+ * JSON text. Capture serialises the properties once; the worker hands that text to the event store
+ * without parsing it again (JSON never holds a raw tab or newline, so the split is unambiguous).
+ * Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain].
+ */
+export function encodeQueuedEvent(projectId: number, e: NormalisedEvent): string {
+  const header = JSON.stringify([
+    e.uuid,
+    projectId,
+    e.event,
+    e.distinctId,
+    e.timestamp.getTime(),
+    e.createdAt.getTime(),
+    e.elementsChain,
+  ])
+  return `${header}\t${JSON.stringify(e.properties)}`
+}
+
+/** Reads a queue message back into the row the event store writes. Throws on a malformed message. */
+export function decodeQueuedEvent(message: string): StoredEvent {
+  const tab = message.indexOf('\t')
+  if (tab < 0) throw new Error('queued event has no properties part')
+  const h = JSON.parse(message.slice(0, tab)) as unknown[]
+  const properties = message.slice(tab + 1)
+  if (
+    !Array.isArray(h) ||
+    h.length !== 7 ||
+    typeof h[0] !== 'string' ||
+    typeof h[1] !== 'number' ||
+    typeof h[2] !== 'string' ||
+    typeof h[3] !== 'string' ||
+    typeof h[4] !== 'number' ||
+    typeof h[5] !== 'number' ||
+    typeof h[6] !== 'string' ||
+    properties.charCodeAt(0) !== 0x7b // '{'
+  ) {
+    throw new Error('queued event header is malformed')
+  }
+  return {
+    uuid: h[0],
+    projectId: h[1],
+    event: h[2],
+    distinctId: h[3],
+    timestamp: new Date(h[4]),
+    createdAt: new Date(h[5]),
+    elementsChain: h[6],
+    properties,
+    personId: null,
+  }
+}

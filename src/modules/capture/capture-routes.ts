@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { bearerToken, decodePublicBody, queryOf } from '../../http/public-body.ts'
+import { answerOptions } from '../../http/public-scope.ts'
+import type { CaptureService } from './capture-service.ts'
+
+/** Every capture path PostHog serves (Django `urls.py`, Rust `router.rs`), each with and without '/'. */
+export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/batch', '/track', '/engage'] as const
+
+export interface CaptureRoutesOptions {
+  capture: CaptureService
+  /** Bound on a body once decompressed (the raw body is bounded by the public scope). */
+  maxDecodedBytes: number
+}
+
+/**
+ * The capture routes (register inside the public scope): GET (`?data=`) and POST answer 200
+ * `{"status": 1}` once the events are durable; OPTIONS answers 200 with CORS headers.
+ */
+export async function captureRoutes(app: FastifyInstance, opts: CaptureRoutesOptions): Promise<void> {
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const now = new Date()
+    const decoded = decodePublicBody(req, opts.maxDecodedBytes)
+    await opts.capture.capture({
+      decoded,
+      query: queryOf(req),
+      method: req.method,
+      isEngage: req.url.startsWith('/engage'),
+      bearer: bearerToken(req),
+      ip: req.ip ?? null,
+      now,
+    })
+    return reply.send({ status: 1 })
+  }
+  for (const path of CAPTURE_PATHS) {
+    for (const url of [path, `${path}/`]) {
+      app.route({ method: ['GET', 'POST'], url, handler })
+      app.route({ method: 'OPTIONS', url, handler: answerOptions })
+    }
+  }
+}

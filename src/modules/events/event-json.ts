@@ -1,0 +1,27 @@
+import type { EventRow } from './event-read-store.ts'
+
+/**
+ * An event as PostHog's events API returns it (`ClickhouseEventSerializer`): `id` is the uuid,
+ * `timestamp` ISO-8601 with microseconds and `+00:00`. `person` stays null until persons exist;
+ * `elements` is left empty (the chain is in `elements_chain`).
+ */
+export function toEventJson(row: EventRow) {
+  return {
+    id: row.uuid,
+    distinct_id: row.distinctId,
+    properties: JSON.parse(row.properties) as Record<string, unknown>,
+    event: row.event,
+    timestamp: formatMicros(row.timestampMicros),
+    person: null,
+    elements: [] as unknown[],
+    elements_chain: row.elementsChain,
+  }
+}
+
+/** `2024-05-01T12:00:00.123456+00:00` from microseconds since the epoch. */
+export function formatMicros(micros: bigint): string {
+  const ms = Number(micros / 1000n) - (micros % 1000n < 0n ? 1 : 0)
+  const sub = ((micros % 1000n) + 1000n) % 1000n
+  const iso = new Date(ms).toISOString() // 2024-05-01T12:00:00.123Z
+  return `${iso.slice(0, 23)}${sub.toString().padStart(3, '0')}+00:00`
+}
