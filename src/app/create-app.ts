@@ -5,6 +5,7 @@ import { buildServer } from '../http/build-server.ts'
 import type { BootstrapResult } from '../modules/projects/project-service.ts'
 import { createAdapters } from './create-adapters.ts'
 import { createServices, type Services } from './create-services.ts'
+import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 
 export interface TallyApp {
   http: FastifyInstance
@@ -23,6 +24,17 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
     const services = createServices(stores)
     const bootstrap = await services.projects.bootstrap(config.bootstrap)
     await services.projects.warmUp()
+    // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
+    const pipeline = createIngestionPipeline({
+      events: stores.events,
+      deadLetters: stores.deadLetters,
+      counters: services.ingestionCounters,
+      logger,
+    })
+    stores.queue.consume(pipeline, {
+      maxBatch: config.ingestion.maxBatchEvents,
+      maxWaitMs: config.ingestion.flushIntervalMs,
+    })
     const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready })
     ready = true
     let closing: Promise<void> | null = null
@@ -34,6 +46,8 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
         closing ??= (async () => {
           ready = false
           await http.close()
+          // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
+          await stores.queue.drain(5000)
           await stores.close()
         })()
         return closing

@@ -4,6 +4,8 @@ import { installErrorHandler } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
 import type { Services } from '../app/create-services.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
+import { captureRoutes } from '../modules/capture/capture-routes.ts'
+import { eventRoutes } from '../modules/events/event-routes.ts'
 import { insightRoutes } from '../modules/insights/insight-routes.ts'
 import { dashboardRoutes } from '../modules/dashboards/dashboard-routes.ts'
 import { actionRoutes } from '../modules/actions/action-routes.ts'
@@ -43,6 +45,7 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
   await app.register(async (publicScope) => {
     // Public routes (capture, decide) register here with their own body parsing.
     void publicScope
+    await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes })
     const { decide, projects, flagDefinitions: definitions } = services
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
   })
@@ -50,6 +53,7 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
   await app.register(async (privateScope) => {
     installPrivateAuth(privateScope, services.projects)
     await privateScope.register(projectRoutes, { projects: services.projects })
+    await privateScope.register(eventRoutes, { events: services.eventReads })
     await privateScope.register(insightRoutes, { insights: services.insights })
     await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })
     await privateScope.register(actionRoutes, { actions: services.actions })

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bearerToken, decodePublicBody, queryOf } from '../../http/public-body.ts'
-import { answerOptions } from '../../http/public-scope.ts'
+import { answerOptions, installPublicScope } from '../../http/public-scope.ts'
 import type { CaptureService } from './capture-service.ts'
 
 /** Every capture path PostHog serves (Django `urls.py`, Rust `router.rs`), each with and without '/'. */
@@ -8,8 +8,8 @@ export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/batch', '/track', '
 
 export interface CaptureRoutesOptions {
   capture: CaptureService
-  /** Bound on a body once decompressed (the raw body is bounded by the public scope). */
-  maxDecodedBytes: number
+  /** Bound on the raw body (checked while it streams in) and on it once decompressed. */
+  maxBodyBytes: number
 }
 
 /**
@@ -17,9 +17,10 @@ export interface CaptureRoutesOptions {
  * `{"status": 1}` once the events are durable; OPTIONS answers 200 with CORS headers.
  */
 export async function captureRoutes(app: FastifyInstance, opts: CaptureRoutesOptions): Promise<void> {
+  installPublicScope(app, { maxBodyBytes: opts.maxBodyBytes })
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const now = new Date()
-    const decoded = decodePublicBody(req, opts.maxDecodedBytes)
+    const decoded = decodePublicBody(req, opts.maxBodyBytes)
     await opts.capture.capture({
       decoded,
       query: queryOf(req),
