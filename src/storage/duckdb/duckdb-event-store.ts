@@ -13,7 +13,7 @@ export async function createDuckDbEventStore(db: DuckDb): Promise<EventStore> {
 
   async function insert(events: StoredEvent[]): Promise<{ inserted: number }> {
     if (events.length === 0) return { inserted: 0 }
-    const appender = await c.createAppender('events_staging', 'temp')
+    const appender = await c.createAppender('events_staging', 'main', 'temp')
     for (const e of events) {
       appender.appendVarchar(e.uuid)
       appender.appendInteger(e.projectId)
