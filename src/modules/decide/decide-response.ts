@@ -2,7 +2,7 @@ import type { FlagEvaluation } from '../../domain/flags/flag-types.ts'
 import type { DecideResult } from './decide-service.ts'
 
 /** Where posthog-js should send events (`analytics.endpoint`). */
-export const ANALYTICS_ENDPOINT = '/e/'
+export const ANALYTICS_ENDPOINT = '/i/v0/e/'
 
 /** posthog-js reads `supportedCompression` to pick its encoding; `gzip-js` keeps it compressing. */
 export const SUPPORTED_COMPRESSION = ['gzip', 'gzip-js', 'lz64']

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { decodeCaptureBody } from '../../domain/events/decode-capture-body.ts'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { decodePublicBody } from '../../http/public-body.ts'
+import { installPublicScope } from '../../http/public-scope.ts'
 import { AppError } from '../../shared/errors.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import type { Project } from '../projects/project-types.ts'
@@ -20,17 +21,9 @@ export interface DecideRouteOptions {
 /** Decodes the raw body as capture does (JSON, gzip, base64, lz64, form `data=`); an empty body reads as `{}`. */
 function decodeBody(req: FastifyRequest, maxBytes: number) {
   const body = req.body as Buffer | undefined
-  const query = req.query as Record<string, unknown>
-  if ((!body || body.length === 0) && !query.data) return { payload: {}, form: {} }
+  if ((!body || body.length === 0) && !(req.query as Record<string, unknown>).data) return { payload: {}, form: {} }
   try {
-    return decodeCaptureBody({
-      body,
-      contentType: req.headers['content-type'],
-      contentEncoding: req.headers['content-encoding'] as string | undefined,
-      query,
-      method: req.method,
-      maxBytes,
-    })
+    return decodePublicBody(req, maxBytes)
   } catch (err) {
     if (err instanceof AppError && err.code === 'invalid_payload') {
       const detail = err.message.startsWith('Malformed request data') ? err.message : `Malformed request data: ${err.message}`
@@ -61,24 +54,12 @@ function version(req: FastifyRequest, fallback: number): number {
   return Number.isInteger(v) ? v : 2 // PostHog: a non-integer `v` reads as 2
 }
 
-/** Public CORS as PostHog's decide: any origin, with credentials. */
-function cors(req: FastifyRequest, reply: FastifyReply) {
-  const origin = req.headers.origin
-  reply.header('Access-Control-Allow-Origin', origin ?? '*')
-  if (origin) reply.header('Access-Control-Allow-Credentials', 'true')
-  reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
-  reply.header('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'X-Requested-With, Content-Type')
-  reply.header('Vary', 'Origin')
-}
-
 /**
  * `/decide/` (v1-v4), `/flags/` (v1, v2), `/flags/definitions`, and posthog-js remote config. Bodies
- * are read raw here (own content-type parser in this encapsulated scope) and decoded like capture.
+ * are read raw (the public scope's parser, CORS included) and decoded exactly as capture decodes them.
  */
 export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOptions) {
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body))
-  app.addHook('onRequest', async (req, reply) => cors(req, reply))
+  installPublicScope(app, { maxBodyBytes: opts.maxBodyBytes })
 
   async function evaluate(req: FastifyRequest) {
     const { payload, form } = decodeBody(req, opts.maxBodyBytes)

@@ -60,7 +60,7 @@ export function createSqlPersonDataStore(db: SqlClient): PersonDataReader & Pers
     async writeHashKeyOverrides({ projectId, distinctIds, flagKeys, hashKey }) {
       await db.query(
         `INSERT INTO feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
-         SELECT DISTINCT $1, d.person_id, k.key, $4 FROM person_distinct_ids d, unnest($3::text[]) AS k(key)
+         SELECT DISTINCT $1::int, d.person_id, k.key, $4::text FROM person_distinct_ids d, unnest($3::text[]) AS k(key)
          WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])
          ON CONFLICT DO NOTHING`,
         [projectId, distinctIds, flagKeys, hashKey],
