@@ -1,0 +1,124 @@
+// npm run bench:ingest — ingestion throughput of Tally on its embedded stores, against a bare
+// Fastify route as the ceiling, measured in the same run with autocannon. Not a test: it prints.
+// BENCH_SECONDS (default 10) sets each load phase's length.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import autocannon from 'autocannon'
+import { generateToken } from '../src/shared/ids.ts'
+import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
+import { MIGRATIONS } from '../src/app/create-adapters.ts'
+import { gzipBatchBody, singleEventBody } from './ingest-payloads.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const BATCH_SIZE = 100
+
+function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  return new Promise((resolve, reject) => {
+    const onData = (c: Buffer) => {
+      out += c.toString()
+      const m = ready.exec(out)
+      if (m) resolve({ child, url: m[1]! })
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)))
+  })
+}
+
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Math.round(Number(m[1]) / 1024) : NaN
+}
+
+async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>) {
+  let k = 0
+  return autocannon({
+    url,
+    connections,
+    duration: SECONDS,
+    method: 'POST',
+    headers,
+    requests: [{ setupRequest: (req) => ({ ...req, body: bodies[k++ % bodies.length] }) }],
+  })
+}
+
+async function waitReadable(url: string, projectId: number, uuid: string, auth: string): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${url}/api/projects/${projectId}/events/${uuid}/`, { headers: { authorization: auth } })
+    if (res.status === 200) return
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+async function main() {
+  const token = generateToken('phc_')
+  const personal = generateToken('phx_')
+  const auth = `Bearer ${personal}`
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-'))
+  const batchBodies = Array.from({ length: 8 }, (_, i) => gzipBatchBody(token, BATCH_SIZE, i))
+  const singleBodies = Array.from({ length: 64 }, (_, i) => singleEventBody(token, i))
+  const gzipHeaders = { 'content-type': 'application/json', 'content-encoding': 'gzip' }
+  const jsonHeaders = { 'content-type': 'application/json' }
+
+  // Ceiling first, alone on the machine.
+  const ceiling = await start(['bench/ceiling-server.ts'], {}, /ceiling ready on (http:\/\/\S+)/)
+  const ceilBatch = await load(`${ceiling.url}/batch/`, 32, batchBodies, gzipHeaders)
+  const ceilSingle = await load(`${ceiling.url}/e/`, 100, singleBodies, jsonHeaders)
+  ceiling.child.kill('SIGTERM')
+
+  const tally = await start(
+    ['src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
+    /Tally ready on (http:\/\/[^\s"]+)/,
+  )
+  const projectId = ((await (await fetch(`${tally.url}/api/projects/`, { headers: { authorization: auth } })).json()) as { results: Array<{ id: number }> }).results[0]!.id
+
+  const sentinel = async () => {
+    const uuid = crypto.randomUUID()
+    const res = await fetch(`${tally.url}/batch/`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ api_key: token, batch: [{ event: 'sentinel', distinct_id: 's', uuid }] }) })
+    if (res.status !== 200) throw new Error(`sentinel answered ${res.status}`)
+    return uuid
+  }
+
+  const t0 = performance.now()
+  const batch = await load(`${tally.url}/batch/`, 32, batchBodies, gzipHeaders)
+  const batchUuid = await sentinel()
+  await waitReadable(tally.url, projectId, batchUuid, auth)
+  const batchReadableSec = (performance.now() - t0) / 1000
+
+  const t1 = performance.now()
+  const single = await load(`${tally.url}/e/`, 100, singleBodies, jsonHeaders)
+  const singleUuid = await sentinel()
+  await waitReadable(tally.url, projectId, singleUuid, auth)
+  const singleReadableSec = (performance.now() - t1) / 1000
+  const rss = peakRssMb(tally.child.pid!)
+
+  tally.child.kill('SIGTERM')
+  await new Promise((r) => tally.child.once('exit', r))
+  const duck = await openDuckDb(path.join(dataDir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
+  const stored = Number((await duck.connection.runAndReadAll(`SELECT count(*) AS n FROM events WHERE event <> 'sentinel'`)).getRowObjects()[0]!.n)
+  await duck.close()
+  await rm(dataDir, { recursive: true, force: true })
+
+  const batchEvents = batch['2xx'] * BATCH_SIZE
+  const singleEvents = single['2xx']
+  const row = (name: string, v: string) => console.log(`${name.padEnd(44)} ${v}`)
+  const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(0)}% of ceiling`
+  console.log(`\nTally ingestion benchmark: ${SECONDS}s per phase, ${os.cpus().length} CPUs, Node ${process.version}\n`)
+  row('ceiling /batch/ (bare Fastify, gzip 100 ev)', `${batch.requests.average.toFixed(0)} req/s vs ${ceilBatch.requests.average.toFixed(0)} req/s ceiling (${pct(batch.requests.average, ceilBatch.requests.average)})`)
+  row('/batch/ events/s accepted (durable)', `${(batchEvents / batch.duration).toFixed(0)} (${batch['2xx']} requests, non-2xx ${batch.non2xx})`)
+  row('/batch/ events/s durable and readable', `${(batchEvents / batchReadableSec).toFixed(0)} (last event readable ${batchReadableSec.toFixed(1)}s after start)`)
+  row('/batch/ latency p50 / p99', `${batch.latency.p50} ms / ${batch.latency.p99} ms (ceiling ${ceilBatch.latency.p50} / ${ceilBatch.latency.p99} ms)`)
+  row('/e/ requests (= events)/s accepted', `${single.requests.average.toFixed(0)} vs ${ceilSingle.requests.average.toFixed(0)} ceiling (${pct(single.requests.average, ceilSingle.requests.average)}), non-2xx ${single.non2xx}`)
+  row('/e/ events/s durable and readable', `${(singleEvents / singleReadableSec).toFixed(0)}`)
+  row('/e/ latency p50 / p99', `${single.latency.p50} ms / ${single.latency.p99} ms (ceiling ${ceilSingle.latency.p50} / ${ceilSingle.latency.p99} ms)`)
+  row('peak RSS of the Tally process', `${rss} MB`)
+  row('events stored vs accepted', `${stored} / ${batchEvents + singleEvents}${stored === batchEvents + singleEvents ? ' (none lost)' : ' (MISMATCH)'}`)
+}
+
+await main()
