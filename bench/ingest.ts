@@ -71,8 +71,9 @@ async function main() {
   const ceilSingle = await load(`${ceiling.url}/e/`, 100, singleBodies, jsonHeaders)
   ceiling.child.kill('SIGTERM')
 
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
   const tally = await start(
-    ['src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
+    [...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
     { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
     /Tally ready on (http:\/\/[^\s"]+)/,
   )
