@@ -41,7 +41,7 @@ export async function dashboardRoutes(app: FastifyInstance, opts: { dashboards: 
     const id = idOf(req.params)
     const body = readBody(req.body)
     const parsed = parseDashboardBody(body)
-    const restoreOnly = Object.keys(body).length === 1 && parsed.input.deleted === false
+    const restoreOnly = Object.keys(body).filter((k) => k !== 'personal_api_key').length === 1 && parsed.input.deleted === false
     return toDashboardJson(await dashboards.update(req.project, req.user, id, parsed, restoreOnly))
   })
   addRoute(app, 'PATCH', `${base}:id/move_tile/`, async (req) => {

@@ -37,7 +37,7 @@ export async function insightRoutes(app: FastifyInstance, opts: { insights: Insi
     const body = readBody(req.body)
     const id = idOf(req.params)
     const { input, dashboards } = parseInsightBody(body)
-    const restoreOnly = Object.keys(body).length === 1 && input.deleted === false
+    const restoreOnly = Object.keys(body).filter((k) => k !== 'personal_api_key').length === 1 && input.deleted === false
     return toInsightJson(await insights.update(req.project, id, input, dashboards, restoreOnly))
   })
   addRoute(app, 'DELETE', `${base}:id/`, refuseDelete)
