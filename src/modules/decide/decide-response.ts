@@ -78,7 +78,7 @@ export function decideFlagFields(version: number, result: DecideResult) {
 
 /**
  * The flag part of a /flags answer (PostHog's Rust service): v2+ the detailed `flags` map, plus the
- * legacy maps (posthog-js's `getRemoteConfigPayload` reads `featureFlagPayloads`); v1 the legacy shape.
+ * legacy `featureFlagPayloads` (posthog-js's `getRemoteConfigPayload` reads it); v1 the legacy shape.
  */
 export function flagsFlagFields(version: number, result: DecideResult) {
   const legacy = legacyMaps(result.flags)
@@ -86,6 +86,6 @@ export function flagsFlagFields(version: number, result: DecideResult) {
   return {
     errorsWhileComputingFlags: result.errors,
     flags: Object.fromEntries(result.flags.map((f) => [f.key, flagDetail(f)])),
-    ...legacy,
+    featureFlagPayloads: legacy.featureFlagPayloads,
   }
 }

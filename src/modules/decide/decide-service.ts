@@ -22,14 +22,14 @@ type Logger = { warn(obj: object, msg: string): void }
  */
 export function createDecideService(deps: { cache: FlagCache; persons: PersonDataReader; log?: Logger; now?: () => number }) {
   const now = deps.now ?? Date.now
-  const personLoaders = new Map<number, ReturnType<typeof createBatchLoader<string, StoredPerson>>>()
   const groupLoaders = new Map<number, ReturnType<typeof createBatchLoader<string, Record<string, unknown>>>>()
 
-  function personLoader(projectId: number) {
-    let loader = personLoaders.get(projectId)
+  const personLoaders = new Map<string, ReturnType<typeof createBatchLoader<string, StoredPerson>>>()
+  function personLoader(projectId: number, withCohorts: boolean) {
+    let loader = personLoaders.get(`${projectId}:${withCohorts}`)
     if (!loader) {
-      loader = createBatchLoader((ids: string[]) => deps.persons.getPersons(projectId, ids))
-      personLoaders.set(projectId, loader)
+      loader = createBatchLoader((ids: string[]) => deps.persons.getPersons(projectId, ids, { withCohorts }))
+      personLoaders.set(`${projectId}:${withCohorts}`, loader)
     }
     return loader
   }
@@ -94,7 +94,7 @@ export function createDecideService(deps: { cache: FlagCache; persons: PersonDat
         return undefined
       }
 
-      const personRead = reads(state.personFlags) ? personLoader(projectId).load(req.distinctId) : undefined
+      const personRead = reads(state.personFlags) ? personLoader(projectId, state.compiled.usesStaticCohorts).load(req.distinctId) : undefined
       const groupRead = reads(state.groupFlags) ? loadGroups(state, req) : undefined
       const continuityKeys = [...state.continuityFlags].filter((k) => wanted === null || wanted.has(k))
       const overrideRead = continuityKeys.length > 0 ? hashKeyOverrides(state, req, continuityKeys) : undefined

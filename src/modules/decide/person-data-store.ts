@@ -23,8 +23,11 @@ export interface HashKeyOverride {
  * experience-continuity overrides). Every method is set-based: one call serves many requests.
  */
 export interface PersonDataReader {
-  /** Persons of these distinct ids, keyed by distinct id; ids without a person are absent. */
-  getPersons(projectId: number, distinctIds: readonly string[]): Promise<Map<string, StoredPerson>>
+  /**
+   * Persons of these distinct ids, keyed by distinct id; ids without a person are absent. Static
+   * cohort ids are read only with `withCohorts` (left empty otherwise: it costs a sub-query per row).
+   */
+  getPersons(projectId: number, distinctIds: readonly string[], opts?: { withCohorts?: boolean }): Promise<Map<string, StoredPerson>>
   /** Group properties keyed by `${groupTypeIndex}:${groupKey}`; unknown groups are absent. */
   getGroups(projectId: number, refs: readonly GroupRef[]): Promise<Map<string, Record<string, unknown>>>
   getHashKeyOverrides(projectId: number, distinctIds: readonly string[]): Promise<HashKeyOverride[]>

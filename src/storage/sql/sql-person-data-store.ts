@@ -24,10 +24,10 @@ export function createSqlPersonDataStore(db: SqlClient): PersonDataReader & Pers
     )
   }
   return {
-    async getPersons(projectId, distinctIds) {
+    async getPersons(projectId, distinctIds, opts = {}) {
+      const cohorts = opts.withCohorts ? 'ARRAY(SELECT cohort_id FROM cohort_people c WHERE c.person_id = p.id)' : 'NULL'
       const rows = await db.query(
-        `SELECT d.distinct_id, p.id, p.properties,
-           ARRAY(SELECT cohort_id FROM cohort_people c WHERE c.person_id = p.id) AS cohorts
+        `SELECT d.distinct_id, p.id, p.properties, ${cohorts} AS cohorts
          FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
          WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
         [projectId, distinctIds],

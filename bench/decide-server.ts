@@ -1,0 +1,83 @@
+// Child process of bench/decide.ts: `tally` starts Tally on embedded stores with 50 active flags and
+// 100,000 persons; `ceiling` starts a bare Fastify route. Reports its port (and RSS on request) over IPC.
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import Fastify from 'fastify'
+import pino from 'pino'
+import { createApp } from '../src/app/create-app.ts'
+import { loadConfig } from '../src/config/load-config.ts'
+import { generateToken } from '../src/shared/ids.ts'
+
+export const PERSONS = 100_000
+
+const person = (key: string, value: unknown, operator = 'exact') => ({ key, value, operator, type: 'person' })
+const variants = { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] }
+
+/** 50 flags of mixed shapes: rollouts, property conditions of every kind, multivariate with payloads. */
+function benchFlags(): object[] {
+  const shapes = [
+    () => ({ groups: [{ properties: [], rollout_percentage: 30 }] }),
+    () => ({ groups: [{ properties: [person('email', '@acme.com', 'icontains')], rollout_percentage: 50 }] }),
+    () => ({ groups: [{ properties: [person('plan', ['pro', 'enterprise'])] }, { properties: [person('country', 'DE')], rollout_percentage: 20 }] }),
+    () => ({ groups: [{ properties: [], rollout_percentage: 60 }], multivariate: variants, payloads: { control: '{"x":1}', test: '{"x":2}' } }),
+    () => ({ groups: [{ properties: [person('age', '30', 'gt'), person('email', '^[a-m]', 'regex')] }] }),
+    () => ({ groups: [{ properties: [person('app_version', '1.4.0', 'semver_gte')] }] }),
+    () => ({ groups: [{ properties: [person('signup', '-30d', 'is_date_after')], rollout_percentage: 80 }] }),
+    () => ({ groups: [{ properties: [person('plan', 'pro')], variant: 'test' }, { properties: [] }], multivariate: variants }),
+    () => ({ groups: [{ properties: [person('country', ['US', 'GB']), person('age', '50', 'lt')], rollout_percentage: 75 }] }),
+    () => ({ groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"on":true}' } }),
+  ]
+  return Array.from({ length: 50 }, (_, i) => ({ key: `bench-flag-${i}`, filters: shapes[i % shapes.length]() }))
+}
+
+async function startTally() {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-'))
+  const env = { TALLY_DATA_DIR: dataDir, TALLY_PROJECT_API_KEY: generateToken('phc_'), TALLY_PERSONAL_API_KEY: generateToken('phx_'), TALLY_LOG_LEVEL: 'silent' }
+  const config = loadConfig({}, env)
+  const app = await createApp(config, pino({ level: 'silent' }))
+  const [project] = await app.services.projects.listProjects()
+  const user = await app.services.projects.authenticatePersonalKey(env.TALLY_PERSONAL_API_KEY)
+  for (const f of benchFlags()) await app.services.featureFlags.create(project, user, f as Record<string, unknown>)
+  const countries = ['US', 'DE', 'GB', 'FR', 'JP']
+  for (let start = 0; start < PERSONS; start += 10_000) {
+    const chunk = Array.from({ length: 10_000 }, (_, j) => {
+      const i = start + j
+      return {
+        distinctId: `person-${i}`,
+        properties: {
+          email: `user${i}@${i % 3 === 0 ? 'acme.com' : 'example.com'}`,
+          plan: ['free', 'pro', 'enterprise'][i % 3],
+          country: countries[i % 5],
+          age: 18 + (i % 60),
+          app_version: `1.${i % 8}.${i % 5}`,
+          signup: new Date(Date.now() - (i % 90) * 86_400_000).toISOString(),
+        },
+      }
+    })
+    await app.services.personData.upsertPersons(project.id, chunk)
+  }
+  await app.http.listen({ port: 0, host: '127.0.0.1' })
+  const cleanup = async () => {
+    await app.close()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+  return { port: (app.http.server.address() as { port: number }).port, token: project.apiToken, cleanup }
+}
+
+async function startCeiling() {
+  const app = Fastify()
+  app.post('/flags/', async (req) => ({ flags: {}, errorsWhileComputingFlags: false, echo: (req.body as { distinct_id?: string }).distinct_id }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { port: (app.server.address() as { port: number }).port, token: 'phc_ceiling', cleanup: () => app.close() }
+}
+
+const started = process.argv[2] === 'ceiling' ? await startCeiling() : await startTally()
+process.send!({ type: 'ready', port: started.port, token: started.token })
+process.on('message', async (msg: { type: string }) => {
+  if (msg.type === 'rss') process.send!({ type: 'rss', rss: process.memoryUsage().rss })
+  if (msg.type === 'stop') {
+    await started.cleanup()
+    process.exit(0)
+  }
+})
