@@ -93,10 +93,10 @@ test('oracle: /decide?v=3 returns what posthog-node local evaluation returns, fo
         }),
         decideV3(host, app.projectKey, u),
       ])
-      for (const [key, value] of Object.entries(local.featureFlags)) {
+      for (const [key, value] of Object.entries(local.featureFlags ?? {})) {
         const served = key === 'inactive' ? (remote.featureFlags[key] ?? false) : remote.featureFlags[key]
         if (served !== value) mismatches.push(`${key} for ${u.distinctId}: node ${String(value)}, tally ${String(served)}`)
-        const localPayload = local.featureFlagPayloads[key]
+        const localPayload = local.featureFlagPayloads?.[key]
         const servedPayload = remote.featureFlagPayloads[key]
         const parsed = servedPayload === undefined ? undefined : JSON.parse(servedPayload)
         if (JSON.stringify(parsed) !== JSON.stringify(localPayload)) mismatches.push(`payload of ${key} for ${u.distinctId}`)
