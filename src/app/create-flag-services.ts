@@ -9,18 +9,22 @@ import { createCohortService } from '../modules/cohorts/cohort-service.ts'
 import { createGroupTypeService } from '../modules/group-types/group-type-service.ts'
 import { createDecideService } from '../modules/decide/decide-service.ts'
 import { createDefinitionsCache } from '../modules/decide/flag-definitions.ts'
+import { createPersonCache, type PersonCacheOptions } from '../modules/decide/person-cache.ts'
 
 /**
  * The feature-flag side of Tally: flag, cohort and group-type management, the per-project flag
  * cache they invalidate, and /decide evaluation over stored person data.
  */
-export function createFlagServices(meta: SqlClient) {
+export function createFlagServices(meta: SqlClient, personCacheOptions: PersonCacheOptions) {
   const flagStore = createSqlFeatureFlagStore(meta)
   const cohortStore = createSqlCohortStore(meta)
   const groupTypeStore = createSqlGroupTypeStore(meta)
-  const personData = createSqlPersonDataStore(meta)
+  const personData = createPersonCache(createSqlPersonDataStore(meta), personCacheOptions)
   const flagCache = createFlagCache({ flags: flagStore, cohorts: cohortStore, groupTypes: groupTypeStore })
-  const invalidate = (projectId: number) => flagCache.invalidate(projectId)
+  const invalidate = (projectId: number) => {
+    flagCache.invalidate(projectId)
+    personData.invalidateProject(projectId) // static cohort membership is cached with the person
+  }
   return {
     flagCache,
     personData,

@@ -14,6 +14,7 @@ import { createInsightService } from '../modules/insights/insight-service.ts'
 import { createDashboardService } from '../modules/dashboards/dashboard-service.ts'
 import { createActionService } from '../modules/actions/action-service.ts'
 import { createFlagServices } from './create-flag-services.ts'
+import type { Config } from '../config/load-config.ts'
 
 export interface Stores {
   meta: SqlClient
@@ -25,14 +26,18 @@ export interface Stores {
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores) {
+export function createServices(stores: Stores, config?: Pick<Config, 'flags' | 'storage'>) {
   const projects = createProjectService(createSqlProjectStore(stores.meta))
   const ingestionCounters = createIngestionCounters()
   const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
   const insights = createInsightService(createSqlInsightStore(stores.meta))
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))
   const actions = createActionService(createSqlActionStore(stores.meta))
-  const flags = createFlagServices(stores.meta)
+  const flags = createFlagServices(stores.meta, {
+    maxEntries: config?.flags.personCacheEntries ?? 100_000,
+    // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
+    ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
+  })
   return { projects, insights, dashboards, actions, ...flags, eventStore: stores.events, capture, eventReads: stores.eventReads, ingestionCounters }
 }
 

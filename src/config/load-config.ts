@@ -7,6 +7,8 @@ export interface Config {
   readonly storage: { readonly dataDir: string; readonly metadataUrl: string | null }
   readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
   readonly ingestion: { readonly flushIntervalMs: number; readonly maxBatchEvents: number }
+  /** `personCacheEntries`: size of the LRU of person/group properties that /decide reads. */
+  readonly flags: { readonly personCacheEntries: number }
   readonly log: { readonly level: string }
 }
 
@@ -50,6 +52,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       flushIntervalMs: int('TALLY_FLUSH_INTERVAL_MS', env.TALLY_FLUSH_INTERVAL_MS, 5, 0, 10_000),
       maxBatchEvents: int('TALLY_MAX_BATCH_EVENTS', env.TALLY_MAX_BATCH_EVENTS, 10_000, 1),
     },
+    flags: { personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 100_000, 0) },
     log: { level: env.TALLY_LOG_LEVEL ?? 'info' },
   }
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
