@@ -6,6 +6,7 @@ import type { BootstrapResult } from '../modules/projects/project-service.ts'
 import { createAdapters } from './create-adapters.ts'
 import { createServices, type Services } from './create-services.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
+import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
 
 export interface TallyApp {
   http: FastifyInstance
@@ -30,6 +31,7 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
       deadLetters: stores.deadLetters,
       counters: services.ingestionCounters,
       logger,
+      steps: [createGroupTypesStep(services.groupTypes)],
     })
     stores.queue.consume(pipeline, {
       maxBatch: config.ingestion.maxBatchEvents,

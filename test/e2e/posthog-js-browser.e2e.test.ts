@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { eventually, hasChromium, launchBrowser, servePage } from '../helpers/browser.ts'
+import { hasChromium, launchBrowser, servePage } from '../helpers/browser.ts'
+import { eventually } from '../helpers/eventually.ts'
 
 const skip = hasChromium ? false : 'Chromium not installed (apt-get install chromium)'
 
