@@ -56,7 +56,7 @@ export async function createAdapters(
     }
   }
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
-  const events = await createDuckDbEventStore(duck)
+  const events = await createDuckDbEventStore(duck, { stagingDir: path.join(dir, 'events', 'staging') })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.instance.connect())
   const deadLetters = createDuckDbDeadLetterStore(await duck.instance.connect())

@@ -1,45 +1,81 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import type { EventStore, StoredEvent } from '../../modules/events/event-store.ts'
-import { DuckDBTimestampTZValue } from '@duckdb/node-api'
 import type { DuckDb } from './open-duckdb.ts'
 
+export interface DuckDbEventStoreOptions {
+  /** A private directory for the batch file DuckDB reads (one file, rewritten per batch). */
+  stagingDir: string
+}
+
+/** DuckDB's CSV reader refuses longer lines unless told; most batches stay under it. */
+const DEFAULT_MAX_LINE_BYTES = 2_000_000
+
 /**
- * EventStore on embedded DuckDB. A batch is appended to a staging table with the appender (fast),
- * then moved with one `INSERT OR IGNORE`, so an already-stored uuid is skipped (idempotency).
+ * EventStore on embedded DuckDB. A batch is written to one tab-separated file (a JSON header, a
+ * tab, the properties' JSON text, per line: JSON never holds a raw tab or newline) and DuckDB reads
+ * it with `read_csv` and moves it with one `INSERT OR IGNORE`: the parsing, conversion and index
+ * work run in C++ on DuckDB's threads, not on the JS thread. The uuid PRIMARY KEY makes an
+ * already-stored uuid a no-op (idempotency); `DISTINCT ON` removes duplicates inside the batch.
  */
-export async function createDuckDbEventStore(db: DuckDb): Promise<EventStore> {
+export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreOptions): Promise<EventStore> {
   const c = db.connection
-  await c.run(`CREATE TEMP TABLE IF NOT EXISTS events_staging AS SELECT * FROM events LIMIT 0`)
+  await mkdir(opts.stagingDir, { recursive: true })
+  const file = path.join(opts.stagingDir, 'batch.tsv')
+  let buf = Buffer.allocUnsafe(1024 * 1024)
   let chain: Promise<unknown> = Promise.resolve()
+
+  /** Encodes the batch into `buf` (grown as needed); returns its length and longest line in bytes. */
+  function encode(events: StoredEvent[]): { bytes: number; longest: number } {
+    let off = 0
+    let longest = 0
+    for (const e of events) {
+      const header = JSON.stringify([
+        wellFormed(e.uuid),
+        e.projectId,
+        wellFormed(e.event),
+        wellFormed(e.distinctId),
+        e.timestamp.getTime(),
+        e.createdAt.getTime(),
+        wellFormed(e.elementsChain),
+        e.personId === null ? null : wellFormed(e.personId),
+      ])
+      // Worst case 3 bytes per UTF-16 unit, plus the tab and the newline.
+      const need = off + 3 * (header.length + e.properties.length) + 2
+      if (need > buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.max(need, 2 * buf.length))
+        buf.copy(bigger, 0, 0, off)
+        buf = bigger
+      }
+      const start = off
+      off += buf.write(header, off, 'utf8')
+      buf[off++] = 0x09
+      off += buf.write(e.properties, off, 'utf8')
+      buf[off++] = 0x0a
+      if (off - start > longest) longest = off - start
+    }
+    return { bytes: off, longest }
+  }
 
   async function insert(events: StoredEvent[]): Promise<{ inserted: number }> {
     if (events.length === 0) return { inserted: 0 }
-    const appender = await c.createAppender('events_staging', 'main', 'temp')
-    for (const e of events) {
-      appender.appendVarchar(e.uuid)
-      appender.appendInteger(e.projectId)
-      appender.appendVarchar(e.event)
-      appender.appendVarchar(e.distinctId)
-      appender.appendVarchar(e.properties)
-      appender.appendVarchar(e.elementsChain)
-      appender.appendTimestampTZ(new DuckDBTimestampTZValue(BigInt(e.timestamp.getTime()) * 1000n))
-      appender.appendTimestampTZ(new DuckDBTimestampTZValue(BigInt(e.createdAt.getTime()) * 1000n))
-      if (e.personId) appender.appendVarchar(e.personId)
-      else appender.appendNull()
-      appender.appendNull()
-      appender.endRow()
-    }
-    appender.flushSync()
-    appender.closeSync()
-    try {
-      const r = await c.run(`INSERT OR IGNORE INTO events SELECT DISTINCT ON (uuid) * FROM events_staging`)
-      return { inserted: Number(r.rowsChanged) }
-    } finally {
-      await c.run('DELETE FROM events_staging')
-    }
+    const { bytes, longest } = encode(events)
+    await writeFile(file, buf.subarray(0, bytes))
+    const maxLine = Math.max(DEFAULT_MAX_LINE_BYTES, longest + 1)
+    // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId].
+    const r = await c.run(`INSERT OR IGNORE INTO events
+      (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties)
+      SELECT DISTINCT ON (uuid) * FROM (
+        SELECT x[1]::UUID AS uuid, x[2]::INTEGER, x[3], x[4], p, x[7],
+          make_timestamptz(x[5]::BIGINT * 1000), make_timestamptz(x[6]::BIGINT * 1000), x[8]::UUID, NULL::VARCHAR
+        FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]']) AS x, p
+              FROM read_csv('${file.replace(/'/g, "''")}', delim = '\t', quote = '', escape = '', header = false,
+                auto_detect = false, max_line_size = ${maxLine}, columns = {'h': 'VARCHAR', 'p': 'VARCHAR'})))`)
+    return { inserted: Number(r.rowsChanged) }
   }
 
   return {
-    // One connection: batches are serialised so the staging table is never shared.
+    // One connection and one batch file: batches are serialised.
     insertBatch(events) {
       const run = chain.then(() => insert(events))
       chain = run.catch(() => undefined)
@@ -47,6 +83,14 @@ export async function createDuckDbEventStore(db: DuckDb): Promise<EventStore> {
     },
     async close() {
       await chain
+      await rm(file, { force: true })
     },
   }
+}
+
+/** Lone surrogates become U+FFFD (as a UTF-8 write would), so DuckDB's JSON reader accepts the header. */
+function wellFormed(s: string): string {
+  // Node 20 has both (ES2024); the project's lib setting predates them.
+  const w = s as unknown as { isWellFormed(): boolean; toWellFormed(): string }
+  return w.isWellFormed() ? s : w.toWellFormed()
 }
