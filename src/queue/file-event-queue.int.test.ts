@@ -13,6 +13,8 @@ const newDir = async () => path.join(root, `q${++n}`)
 
 eventQueueContract('file queue', (dir) => openFileEventQueue({ dir }), newDir)
 eventQueueContract('file queue with tiny segments', (dir) => openFileEventQueue({ dir, segmentBytes: 64 }), newDir)
+eventQueueContract('file queue read back from disk only', (dir) => openFileEventQueue({ dir, maxTailBytes: 0 }), newDir)
+eventQueueContract('file queue with a tiny in-memory tail', (dir) => openFileEventQueue({ dir, maxTailBytes: 200, segmentBytes: 128 }), newDir)
 
 test('file queue: concurrent publishes share group commits', async (t) => {
   const queue = await openFileEventQueue({ dir: await newDir() })
@@ -48,4 +50,26 @@ test('file queue: drops a torn last record left by a crash', async (t) => {
   await second.publish(['after'])
   assert.equal(await second.drain(5000), true)
   assert.deepEqual(got, ['whole-1', 'whole-2', 'after'])
+})
+
+test('file queue: batches cut inside one publish acknowledge exact byte positions (multi-byte text)', async (t) => {
+  const dir = await newDir()
+  const first = await openFileEventQueue({ dir })
+  const sent = Array.from({ length: 95 }, (_, i) => `é-😀-${i}`)
+  const got: string[] = []
+  first.consume(async (m) => {
+    assert.ok(m.length <= 10)
+    got.push(...m)
+  }, { maxBatch: 10, maxWaitMs: 1 })
+  await first.publish(sent)
+  assert.equal(await first.drain(5000), true)
+  await first.close()
+  assert.deepEqual(got, sent)
+  const second = await openFileEventQueue({ dir })
+  t.after(() => second.close())
+  const again: string[] = []
+  second.consume(async (m) => void again.push(...m), { maxBatch: 10, maxWaitMs: 1 })
+  await second.publish(['new'])
+  assert.equal(await second.drain(5000), true)
+  assert.deepEqual(again, ['new'])
 })

@@ -15,22 +15,43 @@ export interface FileEventQueueOptions {
   dir: string
   /** A new segment file is started once the current one would pass this size. */
   segmentBytes?: number
+  /**
+   * Bytes of just-flushed messages kept in memory for the consumer, so it need not read back what
+   * was just written (default 64 MiB). Past it, or after a failed batch, the consumer reads the
+   * segment files until it has caught up.
+   */
+  maxTailBytes?: number
   logger?: Pick<Logger, 'warn' | 'error'>
 }
 
 const READ_CHUNK_BYTES = 4 * 1024 * 1024
+const SCRATCH_KEEP_BYTES = 64 * 1024 * 1024
+
+/** The messages of one publish, as flushed: where they sit in the log. */
+interface TailChunk {
+  messages: string[]
+  /** Index of the first message not yet handed out. */
+  next: number
+  seg: number
+  /** Byte offset of messages[next] in segment `seg`. */
+  start: number
+  end: number
+}
 
 /**
  * The embedded EventQueue: an append-only segment log on local disk with group commit.
  * Every `publish` that arrives while a flush is running joins the next one: one write and one
  * fdatasync serve all of them, and each caller's promise resolves after that fsync. The consumer
- * reads back what is durable (from the page cache in practice), hands it out in batches and records
- * the acknowledged position; on open, everything after that position is delivered again. Fully
- * acknowledged segments are deleted.
+ * gets what was just made durable from memory (the "tail": the same messages, no read-back and no
+ * re-decoding), or reads the segment files when it has fallen behind the tail or after a failed
+ * batch; it hands messages out in batches and records the acknowledged position. On open,
+ * everything after that position is delivered again from the files. Fully acknowledged segments
+ * are deleted.
  */
 export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<EventQueue> {
   const { dir } = opts
   const segmentBytes = opts.segmentBytes ?? 64 * 1024 * 1024
+  const maxTailBytes = opts.maxTailBytes ?? 64 * 1024 * 1024
   const log = await recoverLog(dir)
   const ackWriter = await openAckWriter(dir)
   const sealed = log.sealed
@@ -44,6 +65,8 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
 
   // --- producer side: group commit -------------------------------------------------------------
   let pending: string[] = []
+  let pendingMessages: string[][] = []
+  let scratch = Buffer.allocUnsafe(1024 * 1024)
   let pendingCount = 0
   let waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = []
   let flushing: Promise<void> | null = null
@@ -53,18 +76,22 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
   async function flushLoop(): Promise<void> {
     while (pending.length > 0) {
       const chunks = pending
+      const chunkMessages = pendingMessages
       const count = pendingCount
       const ws = waiters
       pending = []
+      pendingMessages = []
       pendingCount = 0
       waiters = []
       try {
         if (broken) throw broken
-        const buf = Buffer.from(chunks.join(''), 'utf8')
-        if (writeOff > 0 && writeOff + buf.length > segmentBytes) await rotate()
-        await writeFully(writeFd, buf, writeOff)
+        const { bytes, ends } = encodeChunks(chunks)
+        if (writeOff > 0 && writeOff + bytes > segmentBytes) await rotate()
+        await writeFully(writeFd, scratch.subarray(0, bytes), writeOff)
         await writeFd.datasync()
-        writeOff += buf.length
+        if (scratch.length > SCRATCH_KEEP_BYTES) scratch = Buffer.allocUnsafe(1024 * 1024)
+        appendToTail(chunkMessages, ends, bytes)
+        writeOff += bytes
         durable = { seg: writeSeg, off: writeOff }
         stats.published += count
         stats.flushes++
@@ -82,6 +109,84 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
     flushing = null
   }
 
+  /** UTF-8 of the chunks, one after the other, into `scratch`; the end offset of each chunk. */
+  function encodeChunks(chunks: string[]): { bytes: number; ends: number[] } {
+    let need = 0
+    for (const c of chunks) need += 3 * c.length
+    if (need > scratch.length) scratch = Buffer.allocUnsafe(need)
+    const ends: number[] = new Array(chunks.length)
+    let off = 0
+    for (let i = 0; i < chunks.length; i++) {
+      off += scratch.write(chunks[i]!, off, 'utf8')
+      ends[i] = off
+    }
+    return { bytes: off, ends }
+  }
+
+  /**
+   * Keeps a flushed group in memory for the consumer while the tail is "live": it holds exactly
+   * the durable messages after the read position. Otherwise the consumer reads them from disk.
+   */
+  function appendToTail(chunkMessages: string[][], ends: number[], bytes: number): void {
+    if (!tailLive && carry.records.length === 0 && tailCount === 0 && comparePositions(read, durable) === 0) tailLive = true
+    if (!tailLive) return
+    if (tailBytes + bytes > maxTailBytes) {
+      dropTail()
+      return
+    }
+    let start = writeOff
+    for (let i = 0; i < chunkMessages.length; i++) {
+      const end = writeOff + ends[i]!
+      tail.push({ messages: chunkMessages[i]!, next: 0, seg: writeSeg, start, end })
+      tailCount += chunkMessages[i]!.length
+      start = end
+    }
+    tailBytes += bytes
+  }
+
+  function dropTail(): void {
+    tailLive = false
+    tail = []
+    tailHead = 0
+    tailBytes = 0
+    tailCount = 0
+  }
+
+  /** Hands out up to `max` messages from the tail and moves the read position past them. */
+  function takeFromTail(max: number): { messages: string[]; end: LogPosition } {
+    const messages: string[] = []
+    let end: LogPosition = read
+    while (tailHead < tail.length && messages.length < max) {
+      const c = tail[tailHead]!
+      const take = Math.min(max - messages.length, c.messages.length - c.next)
+      const before = c.start
+      if (c.next === 0 && take === c.messages.length) {
+        for (const m of c.messages) messages.push(m)
+        c.next = take
+        c.start = c.end
+      } else {
+        // Splitting a chunk: the byte length of the part handed out is needed for its end position.
+        let bytes = 0
+        for (let i = c.next; i < c.next + take; i++) {
+          messages.push(c.messages[i]!)
+          bytes += Buffer.byteLength(c.messages[i]!, 'utf8') + 1
+        }
+        c.next += take
+        c.start += bytes
+      }
+      tailBytes -= c.start - before
+      tailCount -= take
+      end = { seg: c.seg, off: c.start }
+      if (c.next === c.messages.length) tailHead++
+    }
+    if (tailHead > 1024 && tailHead * 2 > tail.length) {
+      tail = tail.slice(tailHead)
+      tailHead = 0
+    }
+    read = end
+    return { messages, end }
+  }
+
   async function rotate(): Promise<void> {
     await writeFd.close()
     sealed.set(writeSeg, writeOff)
@@ -97,6 +202,11 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
   let consumerDone: Promise<void> | null = null
   let readFd: { seg: number; fd: FileHandle } | null = null
   let carry: { records: string[]; ends: LogPosition[] } = { records: [], ends: [] }
+  let tail: TailChunk[] = []
+  let tailHead = 0
+  let tailBytes = 0
+  let tailCount = 0
+  let tailLive = false
   const drainWaiters = new Set<() => void>()
 
   function wakeConsumer(): void {
@@ -145,8 +255,9 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
     }
     if (carry.records.length < maxBatch && maxWaitMs > 0 && !stopping) {
       const unreadBytes = read.seg === durable.seg ? durable.off - read.off : Infinity
-      if (carry.records.length === 0 && unreadBytes < 1024 * 1024) await waitForData(maxWaitMs)
+      if (carry.records.length === 0 && tailCount < maxBatch && unreadBytes < 1024 * 1024) await waitForData(maxWaitMs)
     }
+    if (tailLive && tailCount > 0) return takeFromTail(maxBatch)
     while (carry.records.length < maxBatch && comparePositions(read, durable) < 0) {
       const before = carry.records.length
       await fillCarry()
@@ -183,6 +294,7 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
         opts.logger?.warn({ err, size: batch.messages.length }, 'event batch failed; it will be delivered again')
         read = { ...ack }
         carry = { records: [], ends: [] }
+        dropTail()
         if (!stopping) await waitForData(o.retryDelayMs ?? 1000)
         continue
       }
@@ -196,6 +308,7 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
       if (messages.length === 0) return Promise.resolve()
       return new Promise<void>((resolve, reject) => {
         pending.push(messages.join('\n') + '\n')
+        pendingMessages.push(messages.slice())
         pendingCount += messages.length
         waiters.push({ resolve, reject })
         // setImmediate lets every request parsed in this turn of the event loop join the flush.
