@@ -4,7 +4,7 @@ import { createCohortCompiler } from './compile-cohorts.ts'
 import { EMPTY_BAG } from './eval-env.ts'
 import type { EnvMatcher } from './eval-env.ts'
 import { findBrokenDependencies } from './flag-dependencies.ts'
-import type { CompileFlagsOptions, FlagConditionGroup, FlagDefinition } from './flag-types.ts'
+import type { CompileFlagsOptions, FlagConditionGroup, FlagDefinition, FlagEvaluation } from './flag-types.ts'
 
 /** A condition set ready for evaluation; `index` is its position in the stored flag. */
 export interface CompiledCondition {
@@ -46,6 +46,11 @@ export interface CompiledFlag {
   holdout: CompiledHoldout | null
   /** Depends (transitively) on a missing flag or sits in a dependency cycle. */
   brokenDependency: boolean
+  /**
+   * Results already built, by outcome (see evaluate-flags `outcomeKey`): a flag has few distinct
+   * outcomes, so evaluations share one frozen object each and callers may cache per object.
+   */
+  outcomes: Map<number, FlagEvaluation>
 }
 
 /** Precompiled flags of one project; immutable and reusable across evaluations. */
@@ -147,6 +152,7 @@ export function compileFlags(definitions: readonly FlagDefinition[], options: Co
       superCondition: compileSuper(flag, (g) => compileCondition({ ...g, aggregation_group_type_index: null }, 0, flag, flagIndex)),
       holdout: compileHoldout(flag),
       brokenDependency: false,
+      outcomes: new Map(),
     }
   })
   for (const broken of findBrokenDependencies(dependencies)) flags[broken].brokenDependency = true

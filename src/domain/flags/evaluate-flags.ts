@@ -174,6 +174,30 @@ function evaluateHoldout(flag: CompiledFlag, state: CallState): FlagEvaluation |
   return finish(flag, true, holdout.variant, 'holdout_condition_value', null)
 }
 
+const CODE_INDEX: Readonly<Record<FlagReasonCode, number>> = {
+  condition_match: 0,
+  no_condition_match: 1,
+  out_of_rollout_bound: 2,
+  no_group_type: 3,
+  super_condition_value: 4,
+  holdout_condition_value: 5,
+  flag_disabled: 6,
+  missing_dependency: 7,
+}
+
+/**
+ * A small integer naming everything a result depends on (reason code, condition index, variant,
+ * enabled, errored, description variant), or -1 when the variant is not one of the flag's (holdout).
+ */
+function outcomeKey(flag: CompiledFlag, enabled: boolean, variant: string | null, code: FlagReasonCode, index: number | null, bits: number): number {
+  let v = 0
+  if (enabled && variant !== null) {
+    v = flag.variantKeys.indexOf(variant) + 1
+    if (v === 0) return -1
+  }
+  return ((((index ?? -1) + 1) * 8 + CODE_INDEX[code]) * (flag.variantKeys.length + 1) + v) * 8 + bits
+}
+
 function finish(
   flag: CompiledFlag,
   enabled: boolean,
@@ -183,16 +207,21 @@ function finish(
   errored = false,
   groupsNotEvaluated = false,
 ): FlagEvaluation {
+  const key = outcomeKey(flag, enabled, variant, code, conditionIndex, (enabled ? 1 : 0) | (errored ? 2 : 0) | (groupsNotEvaluated ? 4 : 0))
+  const known = key < 0 ? undefined : flag.outcomes.get(key)
+  if (known !== undefined) return known
   const payload = enabled && flag.payloads !== null ? (flag.payloads[variant ?? 'true'] ?? null) : null
-  return {
+  const result: FlagEvaluation = Object.freeze({
     key: flag.key,
     enabled,
     variant: enabled ? variant : null,
     value: enabled ? (variant ?? true) : false,
     payload,
-    reason: { code, conditionIndex, description: describeReason(code, conditionIndex, groupsNotEvaluated) },
+    reason: Object.freeze({ code, conditionIndex, description: describeReason(code, conditionIndex, groupsNotEvaluated) }),
     flagId: flag.id,
     version: flag.version,
     errored,
-  }
+  })
+  if (key >= 0) flag.outcomes.set(key, result)
+  return result
 }

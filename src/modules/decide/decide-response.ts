@@ -50,42 +50,84 @@ function flagDetail(f: FlagEvaluation) {
   }
 }
 
-/** `featureFlags` with false flags, and `featureFlagPayloads` of enabled flags with a payload (v3 / legacy). */
-function legacyMaps(flags: readonly FlagEvaluation[]) {
-  const featureFlags: Record<string, boolean | string> = {}
-  const featureFlagPayloads: Record<string, unknown> = {}
-  for (const f of flags) {
-    featureFlags[f.key] = f.value
-    if (f.enabled && f.payload !== null && f.payload !== undefined && f.payload !== '') featureFlagPayloads[f.key] = f.payload
+/** The JSON members one flag contributes to the answers, each `"key":value`. */
+interface Fragments {
+  /** `featureFlags[key]`: false, true or the variant. */
+  value: string
+  /** v1 `/decide` list entry: the JSON string of the key. */
+  key: string
+  /** `flags[key]`: the detailed v2 entry. */
+  detail: string
+  /** `featureFlagPayloads[key]`, or null when the flag is off or has no payload. */
+  payload: string | null
+}
+
+// The engine hands out one frozen FlagEvaluation per flag outcome (compiled with the flag state),
+// so the fragments are built once per outcome and dropped with the state when flags change.
+const fragmentCache = new WeakMap<FlagEvaluation, Fragments>()
+
+function fragmentsOf(f: FlagEvaluation): Fragments {
+  let fragments = fragmentCache.get(f)
+  if (fragments === undefined) {
+    const key = JSON.stringify(f.key)
+    const hasPayload = f.enabled && f.payload !== null && f.payload !== undefined && f.payload !== ''
+    fragments = {
+      key,
+      value: `${key}:${JSON.stringify(f.value)}`,
+      detail: `${key}:${JSON.stringify(flagDetail(f))}`,
+      payload: hasPayload ? `${key}:${JSON.stringify(f.payload)}` : null,
+    }
+    fragmentCache.set(f, fragments)
   }
-  return { featureFlags, featureFlagPayloads }
+  return fragments
+}
+
+type Part = 'value' | 'key' | 'detail' | 'payload'
+
+/** A JSON object (or array) of the chosen fragment of each flag, skipping absent ones. */
+function joined(flags: readonly FlagEvaluation[], part: Part, open: string, close: string, onlyEnabled = false): string {
+  let out = open
+  let first = true
+  for (const f of flags) {
+    if (onlyEnabled && !f.enabled) continue
+    const fragment = fragmentsOf(f)[part]
+    if (fragment === null) continue
+    out += first ? fragment : `,${fragment}`
+    first = false
+  }
+  return out + close
+}
+
+const configJson = [false, true].map((b) => JSON.stringify(remoteConfigFields(b)).slice(1, -1) + ',')
+
+/** The remote-config members (without braces, with a trailing comma), or '' without config. */
+export function remoteConfigMembers(hasFeatureFlags: boolean | null): string {
+  return hasFeatureFlags === null ? '' : configJson[hasFeatureFlags ? 1 : 0]
 }
 
 /**
- * The flag part of a /decide answer by API version (PostHog's `get_decide`):
- * v1 a list of enabled keys; v2 `{key: true|variant}` of enabled flags; v3 all flags, payloads and
- * the error flag (both the spec's `errorComputingFlags` and PostHog's `errorsWhileComputingFlags`,
- * which the SDKs read); v4 and later the detailed `flags` map.
+ * The /decide answer by API version (PostHog's `get_decide`), as a JSON string: v1 a list of
+ * enabled keys; v2 `{key: true|variant}` of enabled flags; v3 all flags, payloads and the error
+ * flag (both the spec's `errorComputingFlags` and PostHog's `errorsWhileComputingFlags`, which the
+ * SDKs read); v4 and later the detailed `flags` map. `config` comes from {@link remoteConfigMembers}.
  */
-export function decideFlagFields(version: number, result: DecideResult) {
-  const enabled = result.flags.filter((f) => f.enabled)
-  if (version <= 1) return { featureFlags: enabled.map((f) => f.key) }
-  if (version === 2) return { featureFlags: Object.fromEntries(enabled.map((f) => [f.key, f.value])) }
-  const errors = { errorsWhileComputingFlags: result.errors, errorComputingFlags: result.errors }
-  if (version === 3) return { ...legacyMaps(result.flags), ...errors }
-  return { flags: Object.fromEntries(result.flags.map((f) => [f.key, flagDetail(f)])), ...errors }
+export function decideBody(version: number, result: DecideResult, config: string, requestId: string): string {
+  const tail = `,"requestId":${JSON.stringify(requestId)}}`
+  if (version <= 1) return `{${config}"featureFlags":${joined(result.flags, 'key', '[', ']', true)}${tail}`
+  if (version === 2) return `{${config}"featureFlags":${joined(result.flags, 'value', '{', '}', true)}${tail}`
+  const errors = `"errorsWhileComputingFlags":${result.errors},"errorComputingFlags":${result.errors}`
+  if (version === 3) {
+    return `{${config}"featureFlags":${joined(result.flags, 'value', '{', '}')},"featureFlagPayloads":${joined(result.flags, 'payload', '{', '}')},${errors}${tail}`
+  }
+  return `{${config}"flags":${joined(result.flags, 'detail', '{', '}')},${errors}${tail}`
 }
 
 /**
- * The flag part of a /flags answer (PostHog's Rust service): v2+ the detailed `flags` map, plus the
+ * The /flags answer (PostHog's Rust service) as a JSON string: v2+ the detailed `flags` map plus the
  * legacy `featureFlagPayloads` (posthog-js's `getRemoteConfigPayload` reads it); v1 the legacy shape.
  */
-export function flagsFlagFields(version: number, result: DecideResult) {
-  const legacy = legacyMaps(result.flags)
-  if (version < 2) return { errorsWhileComputingFlags: result.errors, ...legacy }
-  return {
-    errorsWhileComputingFlags: result.errors,
-    flags: Object.fromEntries(result.flags.map((f) => [f.key, flagDetail(f)])),
-    featureFlagPayloads: legacy.featureFlagPayloads,
-  }
+export function flagsBody(version: number, result: DecideResult, config: string, requestId: string, evaluatedAt: number): string {
+  const map = version < 2 ? `"featureFlags":${joined(result.flags, 'value', '{', '}')}` : `"flags":${joined(result.flags, 'detail', '{', '}')}`
+  const payloads = joined(result.flags, 'payload', '{', '}')
+  return `{${config}"errorsWhileComputingFlags":${result.errors},${map},"featureFlagPayloads":${payloads},"requestId":${JSON.stringify(requestId)},"evaluatedAt":${evaluatedAt}}`
 }

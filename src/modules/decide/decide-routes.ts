@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { decodePublicBody } from '../../http/public-body.ts'
 import { installPublicScope } from '../../http/public-scope.ts'
 import { AppError } from '../../shared/errors.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import type { Project } from '../projects/project-types.ts'
-import { decideFlagFields, flagsFlagFields, remoteConfigFields, SUPPORTED_COMPRESSION } from './decide-response.ts'
+import { decideBody, flagsBody, remoteConfigMembers, SUPPORTED_COMPRESSION } from './decide-response.ts'
 import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest } from './decide-request.ts'
 import type { DecideService } from './decide-service.ts'
 import { definitionsRoute, remoteConfigRoutes } from './definitions-routes.ts'
@@ -70,6 +70,8 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
     return { project, result }
   }
   const hasFlags = async (projectId: number) => (await opts.decide.state(projectId)).compiled.flags.some((f) => f.active)
+  // The answers are built as JSON strings from per-flag fragments cached with the flag state.
+  const sendJson = (reply: FastifyReply, body: string) => reply.header('content-type', 'application/json; charset=utf-8').send(body)
 
   const minimal = {
     config: { enable_collect_everything: true },
@@ -81,23 +83,23 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
   }
 
   for (const path of ['/decide', '/decide/']) {
-    app.post(path, async (req) => {
+    app.post(path, async (req, reply) => {
       const { project, result } = await evaluate(req)
       const v = version(req, 1)
-      return { ...remoteConfigFields(await hasFlags(project.id)), ...decideFlagFields(v, result), requestId: randomUUID() }
+      return sendJson(reply, decideBody(v, result, remoteConfigMembers(await hasFlags(project.id)), randomUUID()))
     })
     app.get(path, async () => minimal)
     app.options(path, async () => ({ status: 1 }))
   }
   for (const path of ['/flags', '/flags/']) {
-    app.post(path, async (req) => {
+    app.post(path, async (req, reply) => {
       const q = req.query as Record<string, unknown>
       const noVersion = q.v === undefined && q.config === undefined
       const v = noVersion ? 2 : version(req, 1)
       const withConfig = noVersion || q.config === 'true' || q.config === '1'
       const { project, result } = await evaluate(req)
-      const config = withConfig ? remoteConfigFields(await hasFlags(project.id)) : {}
-      return { ...config, ...flagsFlagFields(v, result), requestId: randomUUID(), evaluatedAt: Date.now() }
+      const config = remoteConfigMembers(withConfig ? await hasFlags(project.id) : null)
+      return sendJson(reply, flagsBody(v, result, config, randomUUID(), Date.now()))
     })
     app.get(path, async () => ({ ...minimal, flags: {}, errorsWhileComputingFlags: false }))
     app.options(path, async (_req, reply) => reply.code(204).header('Allow', 'GET, POST, OPTIONS, HEAD').send())
