@@ -1,5 +1,7 @@
-// Child process of bench/decide.ts: `tally` starts Tally on embedded stores with 50 active flags and
-// 100,000 persons; `ceiling` starts a bare Fastify route. Reports its port (and RSS on request) over IPC.
+// Child process of bench/decide.ts: `tally` seeds embedded stores with 50 active flags and 100,000
+// persons, then restarts Tally on them (as a real server starts on existing data); `ceiling` starts a
+// bare Fastify route. Over IPC: its port, CPU time, RSS and person-cache counters on request, and
+// `restart` (with or without the person-cache warm-up, waiting for it to finish).
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -34,11 +36,11 @@ function benchFlags(): object[] {
 async function startTally() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-'))
   const env = { TALLY_DATA_DIR: dataDir, TALLY_PROJECT_API_KEY: generateToken('phc_'), TALLY_PERSONAL_API_KEY: generateToken('phx_'), TALLY_LOG_LEVEL: 'silent' }
-  const config = loadConfig({}, env)
-  const app = await createApp(config, pino({ level: 'silent' }))
-  const [project] = await app.services.projects.listProjects()
-  const user = await app.services.projects.authenticatePersonalKey(env.TALLY_PERSONAL_API_KEY)
-  for (const f of benchFlags()) await app.services.featureFlags.create(project, user, f as Record<string, unknown>)
+  const open = (warm: boolean) => createApp(loadConfig({}, { ...env, TALLY_PERSON_CACHE_WARM: String(warm) }), pino({ level: 'silent' }))
+  const seeding = await open(false)
+  const [project] = await seeding.services.projects.listProjects()
+  const user = await seeding.services.projects.authenticatePersonalKey(env.TALLY_PERSONAL_API_KEY)
+  for (const f of benchFlags()) await seeding.services.featureFlags.create(project, user, f as Record<string, unknown>)
   const countries = ['US', 'DE', 'GB', 'FR', 'JP']
   for (let start = 0; start < PERSONS; start += 10_000) {
     const chunk = Array.from({ length: 10_000 }, (_, j) => {
@@ -55,27 +57,47 @@ async function startTally() {
         },
       }
     })
-    await app.services.personData.upsertPersons(project.id, chunk)
+    await seeding.services.personData.upsertPersons(project.id, chunk)
   }
-  await app.http.listen({ port: 0, host: '127.0.0.1' })
-  const cleanup = async () => {
-    await app.close()
-    await rm(dataDir, { recursive: true, force: true })
+  await seeding.close()
+
+  let app: Awaited<ReturnType<typeof createApp>> | null = null
+  /** (Re)starts Tally on the seeded data; with `warm`, resolves once the person cache is filled. */
+  async function restart(warm: boolean) {
+    await app?.close()
+    app = await open(warm)
+    await app.http.listen({ port: 0, host: '127.0.0.1' })
+    const warmUp = warm ? await app.personCacheWarmUp : null
+    return { port: (app.http.server.address() as { port: number }).port, warmUp }
   }
-  return { port: (app.http.server.address() as { port: number }).port, token: project.apiToken, cleanup }
+  const first = await restart(false)
+  return {
+    port: first.port,
+    token: project.apiToken,
+    restart,
+    cacheStats: () => app!.services.personData.stats(),
+    cleanup: async () => {
+      await app?.close()
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
 }
 
 async function startCeiling() {
   const app = Fastify()
   app.post('/flags/', async (req) => ({ flags: {}, errorsWhileComputingFlags: false, echo: (req.body as { distinct_id?: string }).distinct_id }))
   await app.listen({ port: 0, host: '127.0.0.1' })
-  return { port: (app.server.address() as { port: number }).port, token: 'phc_ceiling', cleanup: () => app.close() }
+  return { port: (app.server.address() as { port: number }).port, token: 'phc_ceiling', cleanup: () => app.close(), restart: null, cacheStats: null }
 }
 
 const started = process.argv[2] === 'ceiling' ? await startCeiling() : await startTally()
 process.send!({ type: 'ready', port: started.port, token: started.token })
-process.on('message', async (msg: { type: string }) => {
-  if (msg.type === 'rss') process.send!({ type: 'rss', rss: process.memoryUsage().rss })
+process.on('message', async (msg: { type: string; warm?: boolean }) => {
+  if (msg.type === 'stats') {
+    const cpu = process.cpuUsage()
+    process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, cache: started.cacheStats?.() ?? null })
+  }
+  if (msg.type === 'restart' && started.restart) process.send!({ type: 'ready', ...(await started.restart(msg.warm === true)) })
   if (msg.type === 'stop') {
     await started.cleanup()
     process.exit(0)

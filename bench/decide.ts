@@ -1,6 +1,9 @@
 // `npm run bench:decide`: /flags?v=2 throughput of Tally (embedded stores, 50 active flags, 100,000
 // persons) against a bare Fastify route in the same run, p99 at a fixed 1,000 req/s, RSS, and the
-// flag engine alone. Servers run in child processes so autocannon does not share their CPU.
+// flag engine alone. Servers run in child processes so autocannon does not share their event loop
+// (on a small machine they still share cores: CPU time per request is the steadier figure).
+// Tally runs twice on the same data: restarted without the person-cache warm-up (cold: first pass),
+// then restarted with it (warm). BENCH_PROFILE=dir writes a CPU profile of the Tally process.
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
@@ -10,16 +13,32 @@ import autocannon from 'autocannon'
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const DURATION = Number(process.argv[2] ?? 10)
 
-async function start(mode: 'tally' | 'ceiling'): Promise<{ child: ChildProcess; port: number; token: string }> {
-  const child = fork(path.join(HERE, 'decide-server.ts'), [mode], { execArgv: ['--import', 'tsx'], stdio: 'inherit' })
+type Child = { child: ChildProcess; port: number; token: string }
+
+async function start(mode: 'tally' | 'ceiling'): Promise<Child> {
+  const profile = mode === 'tally' && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  const child = fork(path.join(HERE, 'decide-server.ts'), [mode], { execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' })
   const [msg] = (await once(child, 'message')) as [{ port: number; token: string }]
   return { child, port: msg.port, token: msg.token }
 }
 
-async function rss(child: ChildProcess): Promise<number> {
-  child.send({ type: 'rss' })
-  const [msg] = (await once(child, 'message')) as [{ rss: number }]
-  return msg.rss
+interface Stats {
+  cpuMicros: number
+  rss: number
+  cache: { hits: number; misses: number; warmed: number; entries: number } | null
+}
+
+async function stats(child: ChildProcess): Promise<Stats> {
+  child.send({ type: 'stats' })
+  const [msg] = (await once(child, 'message')) as [Stats]
+  return msg
+}
+
+async function restart(server: Child, warm: boolean): Promise<{ entries: number; ms: number } | null> {
+  server.child.send({ type: 'restart', warm })
+  const [msg] = (await once(server.child, 'message')) as [{ port: number; warmUp: { entries: number; ms: number } | null }]
+  server.port = msg.port
+  return msg.warmUp
 }
 
 /** A posthog-js 1.4xx `/flags/?v=2` body for a random person (one in ten unknown to the server). */
@@ -36,36 +55,63 @@ function body(token: string): string {
   })
 }
 
-async function load(port: number, token: string, opts: { connections: number; overallRate?: number }) {
+interface Run {
+  rps: number
+  p50: number
+  p99: number
+  /** Server CPU time (user + system) per answered request. */
+  cpuMicros: number
+  /** Person-cache hit ratio of the run (Tally only). */
+  hitRatio: number | null
+}
+
+async function load(server: Child, opts: { connections: number; overallRate?: number }): Promise<Run> {
+  const before = await stats(server.child)
   const result = await autocannon({
-    url: `http://127.0.0.1:${port}/flags/?v=2`,
+    url: `http://127.0.0.1:${server.port}/flags/?v=2`,
     method: 'POST',
     connections: opts.connections,
     overallRate: opts.overallRate,
     duration: DURATION,
     headers: { 'content-type': 'application/json' },
-    requests: [{ setupRequest: (req) => ({ ...req, body: body(token) }) }],
+    requests: [{ setupRequest: (req) => ({ ...req, body: body(server.token) }) }],
   })
+  const after = await stats(server.child)
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`)
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+  const hits = after.cache && before.cache ? after.cache.hits - before.cache.hits : 0
+  const misses = after.cache && before.cache ? after.cache.misses - before.cache.misses : 0
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuMicros: (after.cpuMicros - before.cpuMicros) / Math.max(1, result['2xx']),
+    hitRatio: after.cache ? hits / Math.max(1, hits + misses) : null,
+  }
 }
 
-const fmt = (r: { rps: number; p50: number; p99: number }) => `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`
+const fmt = (r: Run) =>
+  `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${Math.round(r.cpuMicros)} µs CPU/request` +
+  (r.hitRatio === null ? '' : `, person cache hits ${(100 * r.hitRatio).toFixed(1)} %`)
+const share = (r: Run) => `  = ${((100 * r.rps) / ceil.rps).toFixed(0)} % of the ceiling`
 
 const ceiling = await start('ceiling')
-await load(ceiling.port, ceiling.token, { connections: 50 }) // warm-up run, discarded
-const ceil = await load(ceiling.port, ceiling.token, { connections: 50 })
+await load(ceiling, { connections: 50 }) // warm-up run, discarded
+const ceil = await load(ceiling, { connections: 50 })
 ceiling.child.send({ type: 'stop' })
-console.log(`ceiling (bare Fastify route):   ${fmt(ceil)}`)
+console.log(`ceiling (bare Fastify route):      ${fmt(ceil)}`)
 
-const tally = await start('tally')
-await load(tally.port, tally.token, { connections: 50 })
-const max = await load(tally.port, tally.token, { connections: 50 })
-const fixed = await load(tally.port, tally.token, { connections: 20, overallRate: 1000 })
-const memory = await rss(tally.child)
+const tally = await start('tally') // restarted on the seeded data, person cache empty and not warmed
+const cold = await load(tally, { connections: 50 })
+console.log(`tally /flags?v=2 cold, first pass: ${fmt(cold)}${share(cold)}`)
+const warmUp = await restart(tally, true)
+console.log(`tally restarted, person cache warm-up: ${warmUp?.entries.toLocaleString('en')} persons in ${warmUp?.ms} ms`)
+await load(tally, { connections: 50 }) // JIT warm-up run, discarded
+const max = await load(tally, { connections: 50 })
+const fixed = await load(tally, { connections: 20, overallRate: 1000 })
+const memory = await stats(tally.child)
 tally.child.send({ type: 'stop' })
-console.log(`tally /flags?v=2 (saturated):   ${fmt(max)}  = ${((100 * max.rps) / ceil.rps).toFixed(0)} % of the ceiling`)
-console.log(`tally /flags?v=2 at 1,000 req/s: ${fmt(fixed)}`)
-console.log(`tally RSS after the runs:       ${(memory / 1024 / 1024).toFixed(0)} MB`)
+console.log(`tally /flags?v=2 warm, saturated:  ${fmt(max)}${share(max)}`)
+console.log(`tally /flags?v=2 at 1,000 req/s:   ${fmt(fixed)}`)
+console.log(`tally RSS after the runs:          ${(memory.rss / 1024 / 1024).toFixed(0)} MB (${memory.cache?.entries.toLocaleString('en')} cache entries)`)
 console.log('flag engine alone (bench/flag-engine.ts):')
 await import('./flag-engine.ts')

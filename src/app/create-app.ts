@@ -7,12 +7,15 @@ import { createAdapters } from './create-adapters.ts'
 import { createServices, type Services } from './create-services.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
+import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
 
 export interface TallyApp {
   http: FastifyInstance
   services: Services
   /** What the first start created (keys included, once), or `{created: false}`. */
   bootstrap: BootstrapResult
+  /** The background fill of /decide's person cache (settles at once when disabled). */
+  personCacheWarmUp: PersonCacheWarmUp['done']
   /** Stops HTTP first, then background work, then closes the stores. */
   close(): Promise<void>
 }
@@ -39,15 +42,26 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
     })
     const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready })
     ready = true
+    // In the background: /_health and every route answer while it runs (reads miss until then).
+    const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache
+      ? startPersonCacheWarmUp({
+          projectIds: async () => (await services.projects.listProjects()).map((p) => p.id),
+          flagCache: services.flagCache,
+          cache: services.personData,
+          log: logger.child({ module: 'decide' }),
+        })
+      : null
     let closing: Promise<void> | null = null
     return {
       http,
       services,
       bootstrap,
+      personCacheWarmUp: warmUp?.done ?? Promise.resolve({ entries: 0, ms: 0 }),
       close() {
         closing ??= (async () => {
           ready = false
           await http.close()
+          await warmUp?.stop()
           // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
           await stores.queue.drain(5000)
           await stores.close()

@@ -34,7 +34,7 @@ export function createServices(stores: Stores, config?: Pick<Config, 'flags' | '
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))
   const actions = createActionService(createSqlActionStore(stores.meta))
   const flags = createFlagServices(stores.meta, {
-    maxEntries: config?.flags.personCacheEntries ?? 100_000,
+    maxEntries: config?.flags.personCacheEntries ?? 200_000,
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
   })

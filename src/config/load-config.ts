@@ -7,8 +7,11 @@ export interface Config {
   readonly storage: { readonly dataDir: string; readonly metadataUrl: string | null }
   readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
   readonly ingestion: { readonly flushIntervalMs: number; readonly maxBatchEvents: number }
-  /** `personCacheEntries`: size of the LRU of person/group properties that /decide reads. */
-  readonly flags: { readonly personCacheEntries: number }
+  /**
+   * `personCacheEntries`: size of the LRU of person/group properties that /decide reads;
+   * `warmPersonCache`: fill it with the most recent persons in the background at start-up.
+   */
+  readonly flags: { readonly personCacheEntries: number; readonly warmPersonCache: boolean }
   readonly log: { readonly level: string }
 }
 
@@ -34,6 +37,13 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     }
     return n
   }
+  const bool = (name: string, raw: string | undefined, fallback: boolean) => {
+    if (raw === undefined || raw === '') return fallback
+    if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true
+    if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false
+    problems.push(`${name} must be true or false, got "${raw}"`)
+    return fallback
+  }
   const config: Config = {
     http: {
       host: flags.host ?? env.TALLY_HOST ?? '127.0.0.1',
@@ -52,7 +62,10 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       flushIntervalMs: int('TALLY_FLUSH_INTERVAL_MS', env.TALLY_FLUSH_INTERVAL_MS, 5, 0, 10_000),
       maxBatchEvents: int('TALLY_MAX_BATCH_EVENTS', env.TALLY_MAX_BATCH_EVENTS, 10_000, 1),
     },
-    flags: { personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 100_000, 0) },
+    flags: {
+      personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),
+      warmPersonCache: bool('TALLY_PERSON_CACHE_WARM', env.TALLY_PERSON_CACHE_WARM, true),
+    },
     log: { level: env.TALLY_LOG_LEVEL ?? 'info' },
   }
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']

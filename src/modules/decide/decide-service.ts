@@ -20,7 +20,17 @@ type Logger = { warn(obj: object, msg: string): void }
  * when an active flag reads them; request overrides win over stored values. A failed read leaves
  * out only the flags that needed it and sets the error flag, never failing the request.
  */
-export function createDecideService(deps: { cache: FlagCache; persons: PersonDataReader; log?: Logger; now?: () => number }) {
+/** A synchronous look into a cache in front of the reader: `{value}` on a hit, undefined on a miss. */
+export type PeekPerson = (projectId: number, withCohorts: boolean, distinctId: string) => { value: StoredPerson | undefined } | undefined
+
+const NO_KEYS: string[] = []
+
+export function createDecideService(deps: {
+  cache: FlagCache
+  persons: PersonDataReader & { peekPerson?: PeekPerson }
+  log?: Logger
+  now?: () => number
+}) {
   const now = deps.now ?? Date.now
   const groupLoaders = new Map<number, ReturnType<typeof createBatchLoader<string, Record<string, unknown>>>>()
 
@@ -94,15 +104,28 @@ export function createDecideService(deps: { cache: FlagCache; persons: PersonDat
         return undefined
       }
 
-      const personRead = reads(state.personFlags) ? personLoader(projectId, state.compiled.usesStaticCohorts).load(req.distinctId) : undefined
+      // A cached person is used at once: no batch tick, no promise when nothing else is read.
+      let person: StoredPerson | undefined
+      let personRead: Promise<StoredPerson | undefined> | undefined
+      if (reads(state.personFlags)) {
+        const withCohorts = state.compiled.usesStaticCohorts
+        const hit = deps.persons.peekPerson?.(projectId, withCohorts, req.distinctId)
+        if (hit !== undefined) person = hit.value
+        else personRead = personLoader(projectId, withCohorts).load(req.distinctId)
+      }
       const groupRead = reads(state.groupFlags) ? loadGroups(state, req) : undefined
-      const continuityKeys = [...state.continuityFlags].filter((k) => wanted === null || wanted.has(k))
+      // No continuity flag (wanted): no override read or write at all.
+      const continuityKeys = state.continuityFlags.size === 0 ? NO_KEYS : [...state.continuityFlags].filter((k) => wanted === null || wanted.has(k))
       const overrideRead = continuityKeys.length > 0 ? hashKeyOverrides(state, req, continuityKeys) : undefined
-      const [person, groups, overrides] = await Promise.all([
-        personRead?.catch((err) => ((failed.person = true), warn('persons')(err))),
-        groupRead?.catch((err) => ((failed.groups = true), warn('groups')(err))),
-        overrideRead?.catch((err) => ((failed.continuity = true), warn('hash key overrides')(err))),
-      ])
+      let groups: Record<string, Record<string, unknown>> | undefined
+      let overrides: Record<string, string> | undefined
+      if (personRead !== undefined || groupRead !== undefined || overrideRead !== undefined) {
+        ;[person, groups, overrides] = await Promise.all([
+          personRead?.catch((err) => ((failed.person = true), warn('persons')(err))) ?? person,
+          groupRead?.catch((err) => ((failed.groups = true), warn('groups')(err))),
+          overrideRead?.catch((err) => ((failed.continuity = true), warn('hash key overrides')(err))),
+        ])
+      }
       const result = evaluateFlags(state.compiled, {
         distinctId: req.distinctId,
         personProperties: person ? { ...person.properties, ...req.personProperties } : req.personProperties,

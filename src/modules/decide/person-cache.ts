@@ -39,6 +39,7 @@ function createLru<V>(max: number, ttlMs: number) {
       for (const key of map.keys()) if (key.startsWith(prefix)) map.delete(key)
     },
     delete: (key: string) => map.delete(key),
+    has: (key: string) => map.has(key),
     get size() {
       return map.size
     },
@@ -57,6 +58,7 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
   const personKey = (projectId: number, withCohorts: boolean, distinctId: string) => `${projectId}:${withCohorts ? 1 : 0}:${distinctId}`
   // Bumped by every write: a read that was in flight across a write does not cache what it saw.
   let epoch = 0
+  const stats = { hits: 0, misses: 0, warmed: 0 }
   const forgetPersons = (projectId: number, distinctIds: readonly string[]) => {
     epoch++
     for (const id of distinctIds) {
@@ -77,6 +79,8 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
         if (hit === undefined) missing.push(id)
         else if (hit.value !== undefined) out.set(id, hit.value)
       }
+      stats.hits += distinctIds.length - missing.length
+      stats.misses += missing.length
       if (missing.length === 0) return out
       const seen = epoch
       const loaded = await store.getPersons(projectId, missing, o)
@@ -130,8 +134,55 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
       }
     },
   }
+  /**
+   * Loads a project's most recently created persons into the cache, a chunk at a time, until the
+   * cache is full, the store has no more, or `shouldStop` says so. Entries already cached are left
+   * alone (as fresh, and kept in their LRU place); a chunk read across a write is read again, so a
+   * write during warm-up never leaves a stale entry. Resolves with the number of entries added.
+   */
+  async function warm(projectId: number, o: { withCohorts: boolean; chunk: number; shouldStop: () => boolean }): Promise<number> {
+    let before: number | null = null
+    let added = 0
+    for (let retries = 0; persons.size < opts.maxEntries && !o.shouldStop(); ) {
+      const seen = epoch
+      const page = await store.scanPersons(projectId, { beforePersonId: before, limit: o.chunk, withCohorts: o.withCohorts })
+      if (o.shouldStop()) break
+      if (seen !== epoch && retries++ < 3) continue
+      const now = Date.now()
+      if (seen === epoch) {
+        for (const { distinctId, person } of page.persons) {
+          const key = personKey(projectId, o.withCohorts, distinctId)
+          if (persons.size >= opts.maxEntries) break
+          if (persons.has(key)) continue
+          persons.set(key, person, now)
+          added++
+        }
+      }
+      retries = 0
+      if (page.next === null) break
+      before = page.next
+      // Let requests run between chunks: warm-up shares the event loop (and PGlite) with them.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    stats.warmed += added
+    return added
+  }
+
   return {
     ...cached,
+    warm,
+    /**
+     * The cached person of a distinct id without waiting: `{value}` on a hit (value undefined for a
+     * known-absent id), undefined when the store has to be asked.
+     */
+    peekPerson(projectId: number, withCohorts: boolean, distinctId: string): { value: StoredPerson | undefined } | undefined {
+      const hit = persons.get(personKey(projectId, withCohorts, distinctId), Date.now())
+      if (hit === undefined) return undefined
+      stats.hits++
+      return hit
+    },
+    /** Hits and misses of person reads since start, and entries added by warm-up. */
+    stats: () => ({ ...stats, entries: persons.size + groups.size }),
     /** Drops every cached person and group of a project. */
     invalidateProject(projectId: number) {
       epoch++

@@ -32,6 +32,15 @@ export interface PersonDataReader {
   getGroups(projectId: number, refs: readonly GroupRef[]): Promise<Map<string, Record<string, unknown>>>
   getHashKeyOverrides(projectId: number, distinctIds: readonly string[]): Promise<HashKeyOverride[]>
   /**
+   * A page of a project's persons, most recently created first (cache warm-up): persons with an id
+   * below `beforePersonId` (all when null), each under every distinct id it has; `next` is the
+   * cursor of the following page, null after the last.
+   */
+  scanPersons(
+    projectId: number,
+    opts: { beforePersonId: number | null; limit: number; withCohorts: boolean },
+  ): Promise<{ persons: Array<{ distinctId: string; person: StoredPerson }>; next: number | null }>
+  /**
    * Stores `hashKey` as the override of every given flag for the persons of `distinctIds`, unless an
    * override exists already: the first writer wins, rows are never updated (PostHog's continuity).
    */

@@ -38,6 +38,27 @@ export function createSqlPersonDataStore(db: SqlClient): PersonDataReader & Pers
       }
       return out
     },
+    async scanPersons(projectId, { beforePersonId, limit, withCohorts }) {
+      const cohorts = withCohorts ? 'ARRAY(SELECT cohort_id FROM cohort_people c WHERE c.person_id = p.id)' : 'NULL'
+      // Pages walk the primary key backwards whatever the project (a plan that needs no table
+      // statistics, which embedded PGlite never gathers); other projects' rows come back as bare ids.
+      // The page is cut in a sub-query first, so the sub-plans above run for its rows only.
+      const rows = await db.query(
+        `SELECT p.id, p.project_id = $1 AS mine, CASE WHEN p.project_id = $1 THEN p.properties END AS properties,
+                CASE WHEN p.project_id = $1 THEN ${cohorts} END AS cohorts,
+                CASE WHEN p.project_id = $1 THEN ARRAY(SELECT d.distinct_id FROM person_distinct_ids d WHERE d.person_id = p.id) END AS distinct_ids
+         FROM (SELECT id, project_id, properties FROM persons WHERE id < $2::bigint ORDER BY id DESC LIMIT $3) p
+         ORDER BY p.id DESC`,
+        [projectId, beforePersonId ?? '9223372036854775807', limit],
+      )
+      const persons: Array<{ distinctId: string; person: StoredPerson }> = []
+      for (const r of rows) {
+        if (!r.mine) continue
+        const person = { personId: Number(r.id), properties: asObject(r.properties), staticCohortIds: r.cohorts ?? [] }
+        for (const distinctId of r.distinct_ids as string[]) persons.push({ distinctId, person })
+      }
+      return { persons, next: rows.length < limit ? null : Number(rows[rows.length - 1].id) }
+    },
     async getGroups(projectId, refs) {
       if (refs.length === 0) return new Map()
       const rows = await db.query(
