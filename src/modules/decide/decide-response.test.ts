@@ -50,7 +50,7 @@ const payloads = { on: '{"a":1}', 'mv "quoted"': { x: [1, 2] } }
 
 test('decide bodies carry the flag fields of each version after the remote config', () => {
   const config = remoteConfigFields(true)
-  const parse = (v: number) => JSON.parse(decideBody(v, result, remoteConfigMembers(true), 'r1'))
+  const parse = (v: number) => JSON.parse(decideBody(v, result, remoteConfigMembers(true), 'r1').toString())
   assert.deepEqual(parse(1), { ...config, featureFlags: ['on', 'mv "quoted"'], requestId: 'r1' })
   assert.deepEqual(parse(2), { ...config, featureFlags: { on: true, 'mv "quoted"': 'test' }, requestId: 'r1' })
   const errors = { errorsWhileComputingFlags: true, errorComputingFlags: true }
@@ -75,7 +75,7 @@ test('decide bodies carry the flag fields of each version after the remote confi
 })
 
 test('flags bodies carry the detailed map from v2 and the legacy map before, config only when asked', () => {
-  const v2 = JSON.parse(flagsBody(2, result, remoteConfigMembers(null), 'r2', 123))
+  const v2 = JSON.parse(flagsBody(2, result, remoteConfigMembers(null), 'r2', 123).toString())
   assert.deepEqual(v2, {
     errorsWhileComputingFlags: true,
     flags: { on: detail(on, '{"a":1}'), 'mv "quoted"': detail(variant, '{"x":[1,2]}'), off: detail(off, null), broken: detail(broken, null) },
@@ -83,7 +83,7 @@ test('flags bodies carry the detailed map from v2 and the legacy map before, con
     requestId: 'r2',
     evaluatedAt: 123,
   })
-  const v1 = JSON.parse(flagsBody(1, { flags: [off], errors: false }, remoteConfigMembers(false), 'r3', 5))
+  const v1 = JSON.parse(flagsBody(1, { flags: [off], errors: false }, remoteConfigMembers(false), 'r3', 5).toString())
   assert.deepEqual(v1, {
     ...remoteConfigFields(false),
     errorsWhileComputingFlags: false,
@@ -96,12 +96,20 @@ test('flags bodies carry the detailed map from v2 and the legacy map before, con
 
 test('an answer without flags is valid JSON with empty maps', () => {
   const empty = { flags: [], errors: false }
-  assert.deepEqual(JSON.parse(decideBody(1, empty, '', 'r')), { featureFlags: [], requestId: 'r' })
-  assert.deepEqual(JSON.parse(flagsBody(2, empty, '', 'r', 1)), {
+  assert.deepEqual(JSON.parse(decideBody(1, empty, remoteConfigMembers(null), 'r').toString()), { featureFlags: [], requestId: 'r' })
+  assert.deepEqual(JSON.parse(flagsBody(2, empty, remoteConfigMembers(null), 'r', 1).toString()), {
     errorsWhileComputingFlags: false,
     flags: {},
     featureFlagPayloads: {},
     requestId: 'r',
     evaluatedAt: 1,
   })
+})
+
+test('non-ASCII keys and payloads are encoded as UTF-8', () => {
+  const umlaut = anEvaluation({ key: 'über-flag', payload: '{"emoji":"🎉"}' })
+  const body = flagsBody(2, { flags: [umlaut], errors: false }, remoteConfigMembers(null), 'r', 1)
+  const parsed = JSON.parse(body.toString('utf8'))
+  assert.equal(parsed.flags['über-flag'].metadata.payload, '{"emoji":"🎉"}')
+  assert.deepEqual(parsed.featureFlagPayloads, { 'über-flag': '{"emoji":"🎉"}' })
 })

@@ -50,20 +50,22 @@ function flagDetail(f: FlagEvaluation) {
   }
 }
 
-/** The JSON members one flag contributes to the answers, each `"key":value`. */
+/** The UTF-8 JSON members one flag contributes to the answers, each `"key":value`. */
 interface Fragments {
   /** `featureFlags[key]`: false, true or the variant. */
-  value: string
+  value: Buffer
   /** v1 `/decide` list entry: the JSON string of the key. */
-  key: string
+  key: Buffer
   /** `flags[key]`: the detailed v2 entry. */
-  detail: string
+  detail: Buffer
   /** `featureFlagPayloads[key]`, or null when the flag is off or has no payload. */
-  payload: string | null
+  payload: Buffer | null
 }
 
 // The engine hands out one frozen FlagEvaluation per flag outcome (compiled with the flag state),
 // so the fragments are built once per outcome and dropped with the state when flags change.
+// They are kept encoded: an answer is one Buffer.concat, with no string to flatten, measure and
+// encode again on the way out (~10 KB for 50 flags).
 const fragmentCache = new WeakMap<FlagEvaluation, Fragments>()
 
 function fragmentsOf(f: FlagEvaluation): Fragments {
@@ -72,10 +74,10 @@ function fragmentsOf(f: FlagEvaluation): Fragments {
     const key = JSON.stringify(f.key)
     const hasPayload = f.enabled && f.payload !== null && f.payload !== undefined && f.payload !== ''
     fragments = {
-      key,
-      value: `${key}:${JSON.stringify(f.value)}`,
-      detail: `${key}:${JSON.stringify(flagDetail(f))}`,
-      payload: hasPayload ? `${key}:${JSON.stringify(f.payload)}` : null,
+      key: Buffer.from(key),
+      value: Buffer.from(`${key}:${JSON.stringify(f.value)}`),
+      detail: Buffer.from(`${key}:${JSON.stringify(flagDetail(f))}`),
+      payload: hasPayload ? Buffer.from(`${key}:${JSON.stringify(f.payload)}`) : null,
     }
     fragmentCache.set(f, fragments)
   }
@@ -83,51 +85,73 @@ function fragmentsOf(f: FlagEvaluation): Fragments {
 }
 
 type Part = 'value' | 'key' | 'detail' | 'payload'
+const COMMA = Buffer.from(',')
+const OPEN = { '{': Buffer.from('{'), '[': Buffer.from('[') }
+const CLOSE = { '}': Buffer.from('}'), ']': Buffer.from(']') }
 
-/** A JSON object (or array) of the chosen fragment of each flag, skipping absent ones. */
-function joined(flags: readonly FlagEvaluation[], part: Part, open: string, close: string, onlyEnabled = false): string {
-  let out = open
-  let first = true
-  for (const f of flags) {
-    if (onlyEnabled && !f.enabled) continue
-    const fragment = fragmentsOf(f)[part]
-    if (fragment === null) continue
-    out += first ? fragment : `,${fragment}`
-    first = false
+/** Collects the pieces of one answer and joins them once. */
+class JsonBody {
+  private readonly parts: Buffer[] = []
+  private length = 0
+  add(piece: Buffer | string): this {
+    const b = typeof piece === 'string' ? Buffer.from(piece) : piece
+    this.parts.push(b)
+    this.length += b.length
+    return this
   }
-  return out + close
+  /** A JSON object (or array) of the chosen fragment of each flag, skipping absent ones. */
+  flags(flags: readonly FlagEvaluation[], part: Part, open: '{' | '[', onlyEnabled = false): this {
+    this.add(OPEN[open])
+    let first = true
+    for (const f of flags) {
+      if (onlyEnabled && !f.enabled) continue
+      const fragment = fragmentsOf(f)[part]
+      if (fragment === null) continue
+      if (!first) this.add(COMMA)
+      this.add(fragment)
+      first = false
+    }
+    return this.add(open === '{' ? CLOSE['}'] : CLOSE[']'])
+  }
+  done(): Buffer {
+    return Buffer.concat(this.parts, this.length)
+  }
 }
 
-const configJson = [false, true].map((b) => JSON.stringify(remoteConfigFields(b)).slice(1, -1) + ',')
+const configJson = [false, true].map((b) => Buffer.from(`{${JSON.stringify(remoteConfigFields(b)).slice(1, -1)},`))
+const NO_CONFIG = Buffer.from('{')
 
-/** The remote-config members (without braces, with a trailing comma), or '' without config. */
-export function remoteConfigMembers(hasFeatureFlags: boolean | null): string {
-  return hasFeatureFlags === null ? '' : configJson[hasFeatureFlags ? 1 : 0]
+/** The opening of an answer: `{` and the remote-config members when asked for (`null`: not asked). */
+export function remoteConfigMembers(hasFeatureFlags: boolean | null): Buffer {
+  return hasFeatureFlags === null ? NO_CONFIG : configJson[hasFeatureFlags ? 1 : 0]
 }
 
 /**
- * The /decide answer by API version (PostHog's `get_decide`), as a JSON string: v1 a list of
- * enabled keys; v2 `{key: true|variant}` of enabled flags; v3 all flags, payloads and the error
- * flag (both the spec's `errorComputingFlags` and PostHog's `errorsWhileComputingFlags`, which the
- * SDKs read); v4 and later the detailed `flags` map. `config` comes from {@link remoteConfigMembers}.
+ * The /decide answer by API version (PostHog's `get_decide`), as UTF-8 JSON: v1 a list of enabled
+ * keys; v2 `{key: true|variant}` of enabled flags; v3 all flags, payloads and the error flag (both
+ * the spec's `errorComputingFlags` and PostHog's `errorsWhileComputingFlags`, which the SDKs read);
+ * v4 and later the detailed `flags` map. `opening` comes from {@link remoteConfigMembers}.
  */
-export function decideBody(version: number, result: DecideResult, config: string, requestId: string): string {
-  const tail = `,"requestId":${JSON.stringify(requestId)}}`
-  if (version <= 1) return `{${config}"featureFlags":${joined(result.flags, 'key', '[', ']', true)}${tail}`
-  if (version === 2) return `{${config}"featureFlags":${joined(result.flags, 'value', '{', '}', true)}${tail}`
+export function decideBody(version: number, result: DecideResult, opening: Buffer, requestId: string): Buffer {
+  const body = new JsonBody().add(opening)
   const errors = `"errorsWhileComputingFlags":${result.errors},"errorComputingFlags":${result.errors}`
-  if (version === 3) {
-    return `{${config}"featureFlags":${joined(result.flags, 'value', '{', '}')},"featureFlagPayloads":${joined(result.flags, 'payload', '{', '}')},${errors}${tail}`
-  }
-  return `{${config}"flags":${joined(result.flags, 'detail', '{', '}')},${errors}${tail}`
+  if (version <= 1) body.add('"featureFlags":').flags(result.flags, 'key', '[', true)
+  else if (version === 2) body.add('"featureFlags":').flags(result.flags, 'value', '{', true)
+  else if (version === 3) {
+    body.add('"featureFlags":').flags(result.flags, 'value', '{').add(',"featureFlagPayloads":').flags(result.flags, 'payload', '{')
+    body.add(`,${errors}`)
+  } else body.add('"flags":').flags(result.flags, 'detail', '{').add(`,${errors}`)
+  return body.add(`,"requestId":${JSON.stringify(requestId)}}`).done()
 }
 
 /**
- * The /flags answer (PostHog's Rust service) as a JSON string: v2+ the detailed `flags` map plus the
+ * The /flags answer (PostHog's Rust service) as UTF-8 JSON: v2+ the detailed `flags` map plus the
  * legacy `featureFlagPayloads` (posthog-js's `getRemoteConfigPayload` reads it); v1 the legacy shape.
  */
-export function flagsBody(version: number, result: DecideResult, config: string, requestId: string, evaluatedAt: number): string {
-  const map = version < 2 ? `"featureFlags":${joined(result.flags, 'value', '{', '}')}` : `"flags":${joined(result.flags, 'detail', '{', '}')}`
-  const payloads = joined(result.flags, 'payload', '{', '}')
-  return `{${config}"errorsWhileComputingFlags":${result.errors},${map},"featureFlagPayloads":${payloads},"requestId":${JSON.stringify(requestId)},"evaluatedAt":${evaluatedAt}}`
+export function flagsBody(version: number, result: DecideResult, opening: Buffer, requestId: string, evaluatedAt: number): Buffer {
+  const body = new JsonBody().add(opening).add(`"errorsWhileComputingFlags":${result.errors},`)
+  if (version < 2) body.add('"featureFlags":').flags(result.flags, 'value', '{')
+  else body.add('"flags":').flags(result.flags, 'detail', '{')
+  body.add(',"featureFlagPayloads":').flags(result.flags, 'payload', '{')
+  return body.add(`,"requestId":${JSON.stringify(requestId)},"evaluatedAt":${evaluatedAt}}`).done()
 }

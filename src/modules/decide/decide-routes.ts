@@ -71,7 +71,7 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
   }
   const hasFlags = async (projectId: number) => (await opts.decide.state(projectId)).compiled.flags.some((f) => f.active)
   // The answers are built as JSON strings from per-flag fragments cached with the flag state.
-  const sendJson = (reply: FastifyReply, body: string) => reply.header('content-type', 'application/json; charset=utf-8').send(body)
+  const sendJson = (reply: FastifyReply, body: Buffer) => reply.header('content-type', 'application/json; charset=utf-8').send(body)
 
   const minimal = {
     config: { enable_collect_everything: true },
