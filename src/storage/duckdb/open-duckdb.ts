@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
-import { mkdir, readdir, readFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api'
+import { runMigrations, type MigrationTarget } from '../sql/run-migrations.ts'
 
 export interface DuckDb {
   instance: DuckDBInstance
@@ -31,27 +31,29 @@ export async function openDuckDb(file: string, migrationsDir: string): Promise<D
   }
 }
 
-async function runDuckDbMigrations(c: DuckDBConnection, dir: string): Promise<void> {
-  await c.run(`CREATE TABLE IF NOT EXISTS _migrations (name VARCHAR PRIMARY KEY, checksum VARCHAR NOT NULL,
-    applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`)
-  const rows = (await c.runAndReadAll('SELECT name, checksum FROM _migrations')).getRowObjects()
-  const applied = new Map(rows.map((r) => [String(r.name), String(r.checksum)]))
-  for (const file of (await readdir(dir)).filter((f) => /^\d+.*\.sql$/.test(f)).sort()) {
-    const sql = await readFile(path.join(dir, file), 'utf8')
-    const checksum = createHash('sha256').update(sql).digest('hex')
-    const seen = applied.get(file)
-    if (seen !== undefined) {
-      if (seen !== checksum) throw new Error(`migration ${file} changed after it was applied; migrations are forward-only`)
-      continue
-    }
-    await c.run('BEGIN TRANSACTION')
-    try {
+/**
+ * The DuckDB connection seen through the migration runner's three methods, so DuckDB's event-store
+ * migrations go through the same runner (checksums, forward-only) as the metadata ones. One process
+ * owns a DuckDB file, so no lock is needed.
+ */
+function runDuckDbMigrations(c: DuckDBConnection, dir: string): Promise<string[]> {
+  const tx: MigrationTarget = {
+    query: async <R,>(sql: string, params?: unknown[]) =>
+      (await c.runAndReadAll(sql, params as DuckDBValue[] | undefined)).getRowObjects() as R[],
+    exec: async (sql: string) => {
       await c.run(sql)
-      await c.run('INSERT INTO _migrations (name, checksum) VALUES ($1, $2)', [file, checksum])
-      await c.run('COMMIT')
-    } catch (err) {
-      await c.run('ROLLBACK')
-      throw err
-    }
+    },
+    async inTransaction<T>(fn: (t: MigrationTarget) => Promise<T>): Promise<T> {
+      await c.run('BEGIN TRANSACTION')
+      try {
+        const result = await fn(tx)
+        await c.run('COMMIT')
+        return result
+      } catch (err) {
+        await c.run('ROLLBACK')
+        throw err
+      }
+    },
   }
+  return runMigrations(tx, dir, { lockSql: null })
 }

@@ -1,19 +1,30 @@
 import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { SqlClient } from './sql-client.ts'
+/** What the runner needs of a database: a SqlClient has it, and so does open-duckdb's wrapper. */
+export interface MigrationTarget {
+  query<R = Record<string, any>>(sql: string, params?: unknown[]): Promise<R[]>
+  exec(sql: string): Promise<void>
+  inTransaction<T>(fn: (tx: MigrationTarget) => Promise<T>): Promise<T>
+}
 
 /**
  * Applies the numbered `.sql` files of `dir` that are not yet recorded in `_migrations`, in order,
  * all in one transaction. Refuses to start if an applied file's checksum changed.
  */
-export async function runMigrations(db: SqlClient, dir: string): Promise<string[]> {
+export async function runMigrations(
+  db: MigrationTarget,
+  dir: string,
+  opts: { lockSql?: string | null } = {},
+): Promise<string[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS _migrations (
     name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`)
+  // (The same runner applies DuckDB's event-store migrations, without the PostgreSQL lock.)
   // One transaction under an advisory lock: several nodes starting at once on one PostgreSQL
   // apply each migration exactly once.
   return db.inTransaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(727001)')
+    const lockSql = opts.lockSql === undefined ? 'SELECT pg_advisory_xact_lock(727001)' : opts.lockSql
+    if (lockSql) await tx.query(lockSql)
     const applied = new Map(
       (await tx.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _migrations')).map((r) => [r.name, r.checksum]),
     )
