@@ -2,21 +2,13 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { gzipSync } from 'node:zlib'
 import LZString from 'lz-string'
-import { AppError } from '../../shared/errors.ts'
 import { decodeCaptureBody } from './decode-capture-body.ts'
+import { rejects } from '../../../test/helpers/assert-app-error.ts'
 
 const event = { event: '$pageview', distinct_id: 'u1', properties: { $current_url: 'https://x.test/ä?q=1', n: 1 } }
 const batch = { api_key: 'phc_test', batch: [event], sent_at: '2024-01-01T00:00:00.000Z' }
 const json = (v: unknown) => Buffer.from(JSON.stringify(v))
 
-function rejects(fn: () => unknown, code: string, detail?: RegExp): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof AppError)
-    assert.equal(err.code, code)
-    if (detail) assert.match(err.message, detail)
-    return true
-  })
-}
 
 test('posthog-node: gzip JSON batch announced by Content-Encoding', () => {
   const body = gzipSync(json(batch))

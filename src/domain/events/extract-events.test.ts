@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AppError } from '../../shared/errors.ts'
 import { checkTokenShape, extractEvents } from './extract-events.ts'
+import { rejects } from '../../../test/helpers/assert-app-error.ts'
 
 const ev = (extra: Record<string, unknown> = {}) => ({ event: 'e', distinct_id: 'u1', ...extra })
 
-function rejects(fn: () => unknown, code: string, detail?: RegExp): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(err instanceof AppError)
-    assert.equal(err.code, code)
-    if (detail) assert.match(err.message, detail)
-    return true
-  })
-}
 
 test('a batch object gives its events, api_key, sent_at and historical_migration', () => {
   const out = extractEvents({
