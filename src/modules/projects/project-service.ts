@@ -30,6 +30,15 @@ export function createProjectService(store: ProjectStore) {
     missingTokens.delete(p.apiToken)
   }
 
+  /** Adds a personal API key for a user (the first user by default) and returns it once. */
+  async function createPersonalKey(userId?: number, label = 'cli'): Promise<{ key: string; user: User }> {
+    const user = userId ? await store.findUserById(userId) : await store.firstUser()
+    if (!user) throw new AppError('not_found', 'No such user.')
+    const key = generateToken('phx_')
+    await store.addPersonalKey(user.id, { hash: hashSecret(key), mask: maskSecret(key), label })
+    return { key, user }
+  }
+
   return {
     /** Loads every project token into memory. */
     async warmUp(): Promise<void> {
@@ -93,14 +102,7 @@ export function createProjectService(store: ProjectStore) {
       return { project, apiToken }
     },
 
-    /** Adds a personal API key for a user (the first user by default) and returns it once. */
-    async createPersonalKey(userId?: number, label = 'cli'): Promise<{ key: string; user: User }> {
-      const user = userId ? await store.findUserById(userId) : await store.firstUser()
-      if (!user) throw new AppError('not_found', 'No such user.')
-      const key = generateToken('phx_')
-      await store.addPersonalKey(user.id, { hash: hashSecret(key), mask: maskSecret(key), label })
-      return { key, user }
-    },
+    createPersonalKey,
 
     /**
      * Adds a user to the owner's organization with membership of the given projects only, and a
@@ -111,7 +113,7 @@ export function createProjectService(store: ProjectStore) {
       if (!owner) throw new AppError('not_found', 'Tally has not been initialised.')
       const user = await store.createUser({ organizationId: owner.organizationId, email: input.email, firstName: input.firstName })
       for (const id of input.projectIds) await store.addMember(id, user.id, 1)
-      const { key } = await this.createPersonalKey(user.id)
+      const { key } = await createPersonalKey(user.id)
       return { user: { ...user, currentProjectId: input.projectIds[0] ?? null }, key }
     },
 
