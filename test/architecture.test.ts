@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { test } from 'node:test'
+
+// The import rules of STYLE.md, checked on the source text (what ESLint's no-restricted-imports
+// would do): the domain is pure, only storage/ talks to database drivers, and only the composition
+// root (src/app) knows which adapter runs.
+const SRC = path.resolve(import.meta.dirname, '../src')
+const files = readdirSync(SRC, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+const importsOf = (file: string) =>
+  [...readFileSync(path.join(SRC, file), 'utf8').matchAll(/^(?:import|export)[^'"]*from\s+'([^']+)'/gm)].map((m) => m[1]!)
+const resolved = (file: string, spec: string) => (spec.startsWith('.') ? path.relative(SRC, path.resolve(SRC, path.dirname(file), spec)) : spec)
+
+test('domain code imports only the domain, shared/, and pure node built-ins', () => {
+  const allowed = new Set(['node:crypto', 'node:zlib'])
+  for (const file of files.filter((f) => f.startsWith('domain/'))) {
+    for (const spec of importsOf(file)) {
+      const target = resolved(file, spec)
+      const ok = target.startsWith('domain/') || target.startsWith('shared/') || allowed.has(target)
+      assert.ok(ok, `${file} imports ${spec}`)
+    }
+  }
+})
+
+test('only storage/ imports a database driver', () => {
+  const drivers = new Set(['@electric-sql/pglite', '@duckdb/node-api', 'pg'])
+  for (const file of files.filter((f) => !f.startsWith('storage/'))) {
+    for (const spec of importsOf(file)) assert.ok(!drivers.has(spec), `${file} imports ${spec}`)
+  }
+})
+
+test('only the composition root imports adapters (ports are fine)', () => {
+  const isAdapter = (target: string) => target.startsWith('storage/') || (target.startsWith('queue/') && target !== 'queue/event-queue.ts')
+  for (const file of files.filter((f) => !/^(app|storage|queue)\//.test(f))) {
+    for (const spec of importsOf(file)) assert.ok(!isAdapter(resolved(file, spec)), `${file} imports ${spec}`)
+  }
+})
