@@ -3,6 +3,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Config } from '../config/load-config.ts'
 import { openPgliteSqlClient } from '../storage/pglite/pglite-sql-client.ts'
+import { initPgliteDataDir } from '../storage/pglite/init-pglite-data-dir.ts'
 import { openPostgresSqlClient } from '../storage/postgres/postgres-sql-client.ts'
 import { runMigrations } from '../storage/sql/run-migrations.ts'
 import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
@@ -30,6 +31,7 @@ export async function createAdapters(
   const dir = config.storage.dataDir
   const metaDir = path.join(dir, 'metadata')
   const fresh = !existsSync(path.join(metaDir, 'PG_VERSION'))
+  if (fresh && !config.storage.metadataUrl && !parts.metadataTemplate) await initPgliteDataDir(metaDir, MIGRATIONS.metadata)
   const meta = config.storage.metadataUrl
     ? openPostgresSqlClient(config.storage.metadataUrl)
     : await openPgliteSqlClient(metaDir, fresh ? parts.metadataTemplate : undefined)
