@@ -1,3 +1,4 @@
+import { AppError } from '../shared/errors.ts'
 import { validationError } from '../shared/errors.ts'
 
 /**
@@ -141,4 +142,11 @@ export function parseId(raw: string | undefined): number | null {
   if (raw === undefined || !/^\d+$/.test(raw)) return null
   const n = Number(raw)
   return n > 0 && n <= 2_147_483_647 ? n : null
+}
+
+/** The `:id` of a route's path as a record id, or `not_found` (what PostHog answers for a bad id). */
+export function pathId(req: { params: unknown }): number {
+  const id = parseId((req.params as Record<string, string | undefined>).id)
+  if (id === null) throw new AppError('not_found', 'Not found.')
+  return id
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { parseId, readBody } from '../../http/drf-fields.ts'
+import { pathId, readBody } from '../../http/drf-fields.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { addRoute, readFormat, refuseDelete } from '../../http/route-paths.ts'
 import { AppError } from '../../shared/errors.ts'
@@ -59,11 +59,6 @@ function sendCsv(reply: FastifyReply, rows: Record<string, unknown>[]) {
   return reply.type('text/csv; charset=utf-8').send(toCsv(rows, CSV_EMPTY_HEADER))
 }
 
-function idOf(params: unknown): number {
-  const id = parseId((params as Record<string, string>).id)
-  if (id === null) throw new AppError('not_found', 'Not found.')
-  return id
-}
 
 function notYet(what: string): never {
   throw new AppError('not_implemented', `Action ${what} needs events and persons, which Tally does not serve yet.`)
@@ -92,18 +87,18 @@ export async function actionRoutes(app: FastifyInstance, opts: { actions: Action
   })
   addRoute(app, 'GET', `${base}:id/`, async (req, reply) => {
     const format = readFormat(req, FORMATS)
-    const action = toActionJson(await actions.get(req.project, idOf(req.params)))
+    const action = toActionJson(await actions.get(req.project, pathId(req)))
     return format === 'csv' ? sendCsv(reply, [action]) : action
   })
   addRoute(app, 'GET', `${base}:id/count/`, async (req) => {
     readFormat(req, FORMATS)
-    await actions.get(req.project, idOf(req.params))
+    await actions.get(req.project, pathId(req))
     return notYet('count')
   })
   addRoute(app, 'PATCH', `${base}:id/`, async (req) => {
     readFormat(req, FORMATS)
     const { input, steps } = parseActionBody(readBody(req.body))
-    return toActionJson(await actions.update(req.project, idOf(req.params), input, steps))
+    return toActionJson(await actions.update(req.project, pathId(req), input, steps))
   })
   addRoute(app, 'DELETE', `${base}:id/`, refuseDelete)
 }

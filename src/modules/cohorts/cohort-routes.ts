@@ -1,3 +1,4 @@
+import { pathId } from '../../http/drf-fields.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { AppError } from '../../shared/errors.ts'
@@ -32,11 +33,6 @@ function bodyOf(req: FastifyRequest): Record<string, unknown> {
   return body as Record<string, unknown>
 }
 
-function idOf(req: FastifyRequest): number {
-  const raw = (req.params as { id: string }).id
-  if (!/^\d+$/.test(raw)) throw new AppError('not_found', 'Not found.')
-  return Number(raw)
-}
 
 /** `/api/projects/:project_id/cohorts/` (private scope). DELETE is refused: soft delete with `deleted: true`. */
 export async function cohortRoutes(app: FastifyInstance, opts: { cohorts: CohortService }) {
@@ -50,11 +46,11 @@ export async function cohortRoutes(app: FastifyInstance, opts: { cohorts: Cohort
     app.post(path, async (req, reply) => reply.code(201).send(toCohortJson(await opts.cohorts.create(req.project, req.user, bodyOf(req)))))
   }
   for (const path of [`${base}/:id`, `${base}/:id/`]) {
-    app.get(path, async (req) => toCohortJson(await opts.cohorts.get(req.project, idOf(req))))
-    app.patch(path, async (req) => toCohortJson(await opts.cohorts.update(req.project, idOf(req), bodyOf(req))))
+    app.get(path, async (req) => toCohortJson(await opts.cohorts.get(req.project, pathId(req))))
+    app.patch(path, async (req) => toCohortJson(await opts.cohorts.update(req.project, pathId(req), bodyOf(req))))
     app.delete(path, async (_req, reply) => reply.code(405).send())
   }
   for (const path of [`${base}/:id/add_persons_to_static_cohort`, `${base}/:id/add_persons_to_static_cohort/`]) {
-    app.patch(path, async (req) => toCohortJson(await opts.cohorts.addPersons(req.project, idOf(req), bodyOf(req).person_ids)))
+    app.patch(path, async (req) => toCohortJson(await opts.cohorts.addPersons(req.project, pathId(req), bodyOf(req).person_ids)))
   }
 }

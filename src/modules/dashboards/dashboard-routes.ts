@@ -1,17 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { parseId, readBody } from '../../http/drf-fields.ts'
+import { pathId, readBody } from '../../http/drf-fields.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { addRoute, readFormat, refuseDelete } from '../../http/route-paths.ts'
-import { AppError } from '../../shared/errors.ts'
 import { toDashboardJson, toDashboardListJson } from './dashboard-json.ts'
 import { parseDashboardBody, parseMoveTile, parseTemplateJson } from './dashboard-schemas.ts'
 import type { DashboardService } from './dashboard-service.ts'
 
-function idOf(params: unknown): number {
-  const id = parseId((params as Record<string, string>).id)
-  if (id === null) throw new AppError('not_found', 'Not found.')
-  return id
-}
 
 /** `/api/projects/:project_id/dashboards/` with `move_tile` and `create_from_template_json`; DELETE refused. */
 export async function dashboardRoutes(app: FastifyInstance, opts: { dashboards: DashboardService }) {
@@ -35,17 +29,17 @@ export async function dashboardRoutes(app: FastifyInstance, opts: { dashboards: 
   })
   addRoute(app, 'GET', `${base}:id/`, async (req) => {
     readFormat(req)
-    return toDashboardJson(await dashboards.get(req.project, req.user, idOf(req.params)))
+    return toDashboardJson(await dashboards.get(req.project, req.user, pathId(req)))
   })
   addRoute(app, 'PATCH', `${base}:id/`, async (req) => {
-    const id = idOf(req.params)
+    const id = pathId(req)
     const body = readBody(req.body)
     const parsed = parseDashboardBody(body)
     const restoreOnly = Object.keys(body).filter((k) => k !== 'personal_api_key').length === 1 && parsed.input.deleted === false
     return toDashboardJson(await dashboards.update(req.project, req.user, id, parsed, restoreOnly))
   })
   addRoute(app, 'PATCH', `${base}:id/move_tile/`, async (req) => {
-    const id = idOf(req.params)
+    const id = pathId(req)
     return toDashboardJson(await dashboards.moveTile(req.project, req.user, id, parseMoveTile(readBody(req.body))))
   })
   addRoute(app, 'DELETE', `${base}:id/`, refuseDelete)

@@ -1,3 +1,4 @@
+import { pathId } from '../../http/drf-fields.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { AppError } from '../../shared/errors.ts'
@@ -78,11 +79,6 @@ function bodyOf(req: FastifyRequest): Record<string, unknown> {
 export async function featureFlagRoutes(app: FastifyInstance, opts: { flags: FeatureFlagService; cache: FlagCache }) {
   const base = '/api/projects/:project_id/feature_flags'
   const names = async (projectId: number) => new Map((await opts.cache.get(projectId)).cohorts.map((c) => [c.id, c.name]))
-  const idOf = (req: FastifyRequest) => {
-    const raw = (req.params as { id: string }).id
-    if (!/^\d+$/.test(raw)) throw new AppError('not_found', 'Not found.')
-    return Number(raw)
-  }
   const refuseDelete = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(405).send()
 
   for (const path of [base, `${base}/`]) {
@@ -98,13 +94,13 @@ export async function featureFlagRoutes(app: FastifyInstance, opts: { flags: Fea
     })
   }
   for (const path of [`${base}/:id`, `${base}/:id/`]) {
-    app.get(path, async (req) => toFlagJson(await opts.flags.get(req.project, idOf(req)), await names(req.project.id)))
+    app.get(path, async (req) => toFlagJson(await opts.flags.get(req.project, pathId(req)), await names(req.project.id)))
     app.patch(path, async (req) => {
-      const flag = await opts.flags.update(req.project, req.user, idOf(req), bodyOf(req))
+      const flag = await opts.flags.update(req.project, req.user, pathId(req), bodyOf(req))
       return toFlagJson(flag, await names(req.project.id))
     })
     app.put(path, async (req) => {
-      const flag = await opts.flags.update(req.project, req.user, idOf(req), bodyOf(req))
+      const flag = await opts.flags.update(req.project, req.user, pathId(req), bodyOf(req))
       return toFlagJson(flag, await names(req.project.id))
     })
     app.delete(path, refuseDelete)

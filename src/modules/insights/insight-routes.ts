@@ -1,17 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { parseId, readBody } from '../../http/drf-fields.ts'
+import { pathId, readBody } from '../../http/drf-fields.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { addRoute, readFormat, refuseDelete } from '../../http/route-paths.ts'
-import { AppError } from '../../shared/errors.ts'
 import { toInsightJson } from './insight-json.ts'
 import { parseInsightBody } from './insight-schemas.ts'
 import type { InsightService } from './insight-service.ts'
 
-function idOf(params: unknown): number {
-  const id = parseId((params as Record<string, string>).id)
-  if (id === null) throw new AppError('not_found', 'Not found.')
-  return id
-}
 
 /** `/api/projects/:project_id/insights/`: list, create, retrieve, PATCH (soft delete); DELETE refused. */
 export async function insightRoutes(app: FastifyInstance, opts: { insights: InsightService }) {
@@ -31,11 +25,11 @@ export async function insightRoutes(app: FastifyInstance, opts: { insights: Insi
   })
   addRoute(app, 'GET', `${base}:id/`, async (req) => {
     readFormat(req)
-    return toInsightJson(await insights.get(req.project, idOf(req.params)))
+    return toInsightJson(await insights.get(req.project, pathId(req)))
   })
   addRoute(app, 'PATCH', `${base}:id/`, async (req) => {
     const body = readBody(req.body)
-    const id = idOf(req.params)
+    const id = pathId(req)
     const { input, dashboards } = parseInsightBody(body)
     const restoreOnly = Object.keys(body).filter((k) => k !== 'personal_api_key').length === 1 && input.deleted === false
     return toInsightJson(await insights.update(req.project, id, input, dashboards, restoreOnly))
