@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Logger } from 'pino'
+import type { Level, Logger } from 'pino'
 import type { Config } from '../config/load-config.ts'
 import { buildServer } from '../http/build-server.ts'
 import type { BootstrapResult } from '../modules/projects/project-service.ts'
@@ -40,7 +40,7 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
       maxBatch: config.ingestion.maxBatchEvents,
       maxWaitMs: config.ingestion.flushIntervalMs,
     })
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, publicSuccessLogLevel: config.log.publicSuccessLevel as Level })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache

@@ -38,7 +38,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
   const [command = 'serve', ...rest] = positionals
   switch (command) {
     case 'serve':
-      return serve(config, createLogger(config.log.level))
+      return serve(config, createLogger({ level: config.log.level, pretty: config.log.format === 'pretty' || (config.log.format === null && process.stdout.isTTY === true) }))
     case 'keys':
       return keysCommand(config, rest)
     case 'projects':

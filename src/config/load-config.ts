@@ -12,7 +12,12 @@ export interface Config {
    * `warmPersonCache`: fill it with the most recent persons in the background at start-up.
    */
   readonly flags: { readonly personCacheEntries: number; readonly warmPersonCache: boolean }
-  readonly log: { readonly level: string }
+  /**
+   * `format`: `json` lines, or `pretty` readable lines (null: pretty when stdout is a terminal);
+   * `publicSuccessLevel`: the level of successful requests on the public high-volume routes
+   * (capture, decide); their errors are always logged, private-API requests always at info.
+   */
+  readonly log: { readonly level: string; readonly format: 'json' | 'pretty' | null; readonly publicSuccessLevel: string }
 }
 
 /** Flag values given on the command line; each wins over its environment variable. */
@@ -66,10 +71,16 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),
       warmPersonCache: bool('TALLY_PERSON_CACHE_WARM', env.TALLY_PERSON_CACHE_WARM, true),
     },
-    log: { level: env.TALLY_LOG_LEVEL ?? 'info' },
+    log: {
+      level: env.TALLY_LOG_LEVEL ?? 'info',
+      format: env.TALLY_LOG_FORMAT === 'json' || env.TALLY_LOG_FORMAT === 'pretty' ? env.TALLY_LOG_FORMAT : null,
+      publicSuccessLevel: env.TALLY_LOG_PUBLIC_SUCCESS_LEVEL ?? 'debug',
+    },
   }
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
   if (!levels.includes(config.log.level)) problems.push(`TALLY_LOG_LEVEL must be one of ${levels.join(', ')}`)
+  if (!levels.includes(config.log.publicSuccessLevel)) problems.push(`TALLY_LOG_PUBLIC_SUCCESS_LEVEL must be one of ${levels.join(', ')}`)
+  if (env.TALLY_LOG_FORMAT && config.log.format === null) problems.push('TALLY_LOG_FORMAT must be json or pretty')
   if (config.bootstrap.projectApiKey && !config.bootstrap.projectApiKey.startsWith('phc_')) {
     problems.push('TALLY_PROJECT_API_KEY must start with phc_')
   }

@@ -1,7 +1,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { Logger } from 'pino'
+import type { Level, Logger } from 'pino'
 import { installErrorHandler } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
+import { installRequestLogging } from './request-logging.ts'
 import type { Services } from '../app/create-services.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { captureRoutes } from '../modules/capture/capture-routes.ts'
@@ -20,6 +21,8 @@ export interface ServerOptions {
   maxBodyBytes: number
   /** Answers `/_health` with 200 only once this returns true. */
   isReady: () => boolean
+  /** Level of successful capture and decide requests in the log (default debug). */
+  publicSuccessLogLevel?: Level | 'silent'
 }
 
 /**
@@ -32,10 +35,12 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
     loggerInstance: opts.logger as FastifyBaseLogger,
     bodyLimit: opts.maxBodyBytes,
     logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: 'x-request-id',
     trustProxy: true,
     routerOptions: { ignoreDuplicateSlashes: true },
   }) as unknown as FastifyInstance
   installErrorHandler(app)
+  installRequestLogging(app, { publicSuccessLevel: opts.publicSuccessLogLevel ?? 'debug' })
 
   app.get('/_health', async (_req, reply) => {
     if (!opts.isReady()) return reply.code(503).send({ status: 'starting' })
