@@ -5,6 +5,7 @@ import { buildServer } from '../http/build-server.ts'
 import type { BootstrapResult } from '../modules/projects/project-service.ts'
 import { createAdapters } from './create-adapters.ts'
 import { createServices, type Services } from './create-services.ts'
+import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -40,7 +41,7 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
       maxBatch: config.ingestion.maxBatchEvents,
       maxWaitMs: config.ingestion.flushIntervalMs,
     })
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, publicSuccessLogLevel: config.log.publicSuccessLevel as Level })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, metrics: createMetrics(services, stores.queue), publicSuccessLogLevel: config.log.publicSuccessLevel as Level })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache

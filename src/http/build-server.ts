@@ -3,6 +3,8 @@ import type { Level, Logger } from 'pino'
 import { installErrorHandler } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
 import { installRequestLogging } from './request-logging.ts'
+import { installMetrics } from './metrics-routes.ts'
+import type { Registry } from 'prom-client'
 import type { Services } from '../app/create-services.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { captureRoutes } from '../modules/capture/capture-routes.ts'
@@ -21,6 +23,8 @@ export interface ServerOptions {
   maxBodyBytes: number
   /** Answers `/_health` with 200 only once this returns true. */
   isReady: () => boolean
+  /** What `/_metrics` serves (HTTP request metrics are added to it). */
+  metrics: Registry
   /** Level of successful capture and decide requests in the log (default debug). */
   publicSuccessLogLevel?: Level | 'silent'
 }
@@ -41,6 +45,7 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
   }) as unknown as FastifyInstance
   installErrorHandler(app)
   installRequestLogging(app, { publicSuccessLevel: opts.publicSuccessLogLevel ?? 'debug' })
+  installMetrics(app, opts.metrics)
 
   app.get('/_health', async (_req, reply) => {
     if (!opts.isReady()) return reply.code(503).send({ status: 'starting' })

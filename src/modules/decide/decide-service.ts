@@ -88,65 +88,79 @@ export function createDecideService(deps: {
     return overrides
   }
 
+  const stats = { evaluations: 0, errors: 0 }
+  const counted = (result: DecideResult): DecideResult => {
+    stats.evaluations++
+    if (result.errors) stats.errors++
+    return result
+  }
+
   return {
+    /** Evaluations since start, and how many answered with `errorsWhileComputingFlags`. */
+    stats: () => ({ ...stats }),
+
     /** Flag state for a project: cached, loaded on first use or after a change. */
     state: (projectId: number): ProjectFlagState | Promise<ProjectFlagState> => deps.cache.peek(projectId) ?? deps.cache.get(projectId),
 
     async evaluate(projectId: number, req: DecideRequest): Promise<DecideResult> {
-      if (req.disableFlags) return { flags: [], errors: false }
-      const state = deps.cache.peek(projectId) ?? (await deps.cache.get(projectId))
-      if (state.compiled.flags.length === 0) return { flags: [], errors: false }
-      const wanted = req.flagKeys ? new Set(req.flagKeys) : null
-      const reads = (set: ReadonlySet<string>) => set.size > 0 && (wanted === null || [...set].some((k) => wanted.has(k)))
-      const failed = { person: false, groups: false, continuity: false }
-      const warn = (what: string) => (err: unknown) => {
-        deps.log?.warn({ err, projectId }, `decide: could not read ${what}`)
-        return undefined
-      }
-
-      // A cached person is used at once: no batch tick, no promise when nothing else is read.
-      let person: StoredPerson | undefined
-      let personRead: Promise<StoredPerson | undefined> | undefined
-      if (reads(state.personFlags)) {
-        const withCohorts = state.compiled.usesStaticCohorts
-        const hit = deps.persons.peekPerson?.(projectId, withCohorts, req.distinctId)
-        if (hit !== undefined) person = hit.value
-        else personRead = personLoader(projectId, withCohorts).load(req.distinctId)
-      }
-      const groupRead = reads(state.groupFlags) ? loadGroups(state, req) : undefined
-      // No continuity flag (wanted): no override read or write at all.
-      const continuityKeys = state.continuityFlags.size === 0 ? NO_KEYS : [...state.continuityFlags].filter((k) => wanted === null || wanted.has(k))
-      const overrideRead = continuityKeys.length > 0 ? hashKeyOverrides(state, req, continuityKeys) : undefined
-      let groups: Record<string, Record<string, unknown>> | undefined
-      let overrides: Record<string, string> | undefined
-      if (personRead !== undefined || groupRead !== undefined || overrideRead !== undefined) {
-        ;[person, groups, overrides] = await Promise.all([
-          personRead?.catch((err) => ((failed.person = true), warn('persons')(err))) ?? person,
-          groupRead?.catch((err) => ((failed.groups = true), warn('groups')(err))),
-          overrideRead?.catch((err) => ((failed.continuity = true), warn('hash key overrides')(err))),
-        ])
-      }
-      const result = evaluateFlags(state.compiled, {
-        distinctId: req.distinctId,
-        personProperties: person ? { ...person.properties, ...req.personProperties } : req.personProperties,
-        groups: req.groups,
-        groupProperties: groups ?? req.groupProperties,
-        hashKeyOverrides: overrides,
-        anonDistinctId: req.anonDistinctId,
-        deviceId: req.deviceId,
-        staticCohortIds: person?.staticCohortIds,
-        now: now(),
-        flagKeysToEvaluate: req.flagKeys,
-      })
-      if (!failed.person && !failed.groups && !failed.continuity) return { flags: result.flags, errors: result.errorsWhileComputingFlags }
-      const flags = result.flags.filter(
-        (f) =>
-          !(failed.person && state.personFlags.has(f.key)) &&
-          !(failed.groups && state.groupFlags.has(f.key)) &&
-          !(failed.continuity && state.continuityFlags.has(f.key)),
-      )
-      return { flags, errors: true }
+      return counted(await evaluate(projectId, req))
     },
+  }
+
+  async function evaluate(projectId: number, req: DecideRequest): Promise<DecideResult> {
+    if (req.disableFlags) return { flags: [], errors: false }
+    const state = deps.cache.peek(projectId) ?? (await deps.cache.get(projectId))
+    if (state.compiled.flags.length === 0) return { flags: [], errors: false }
+    const wanted = req.flagKeys ? new Set(req.flagKeys) : null
+    const reads = (set: ReadonlySet<string>) => set.size > 0 && (wanted === null || [...set].some((k) => wanted.has(k)))
+    const failed = { person: false, groups: false, continuity: false }
+    const warn = (what: string) => (err: unknown) => {
+      deps.log?.warn({ err, projectId }, `decide: could not read ${what}`)
+      return undefined
+    }
+
+    // A cached person is used at once: no batch tick, no promise when nothing else is read.
+    let person: StoredPerson | undefined
+    let personRead: Promise<StoredPerson | undefined> | undefined
+    if (reads(state.personFlags)) {
+      const withCohorts = state.compiled.usesStaticCohorts
+      const hit = deps.persons.peekPerson?.(projectId, withCohorts, req.distinctId)
+      if (hit !== undefined) person = hit.value
+      else personRead = personLoader(projectId, withCohorts).load(req.distinctId)
+    }
+    const groupRead = reads(state.groupFlags) ? loadGroups(state, req) : undefined
+    // No continuity flag (wanted): no override read or write at all.
+    const continuityKeys = state.continuityFlags.size === 0 ? NO_KEYS : [...state.continuityFlags].filter((k) => wanted === null || wanted.has(k))
+    const overrideRead = continuityKeys.length > 0 ? hashKeyOverrides(state, req, continuityKeys) : undefined
+    let groups: Record<string, Record<string, unknown>> | undefined
+    let overrides: Record<string, string> | undefined
+    if (personRead !== undefined || groupRead !== undefined || overrideRead !== undefined) {
+      ;[person, groups, overrides] = await Promise.all([
+        personRead?.catch((err) => ((failed.person = true), warn('persons')(err))) ?? person,
+        groupRead?.catch((err) => ((failed.groups = true), warn('groups')(err))),
+        overrideRead?.catch((err) => ((failed.continuity = true), warn('hash key overrides')(err))),
+      ])
+    }
+    const result = evaluateFlags(state.compiled, {
+      distinctId: req.distinctId,
+      personProperties: person ? { ...person.properties, ...req.personProperties } : req.personProperties,
+      groups: req.groups,
+      groupProperties: groups ?? req.groupProperties,
+      hashKeyOverrides: overrides,
+      anonDistinctId: req.anonDistinctId,
+      deviceId: req.deviceId,
+      staticCohortIds: person?.staticCohortIds,
+      now: now(),
+      flagKeysToEvaluate: req.flagKeys,
+    })
+    if (!failed.person && !failed.groups && !failed.continuity) return { flags: result.flags, errors: result.errorsWhileComputingFlags }
+    const flags = result.flags.filter(
+      (f) =>
+        !(failed.person && state.personFlags.has(f.key)) &&
+        !(failed.groups && state.groupFlags.has(f.key)) &&
+        !(failed.continuity && state.continuityFlags.has(f.key)),
+    )
+    return { flags, errors: true }
   }
 }
 

@@ -1,0 +1,65 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
+import type { Services } from './create-services.ts'
+import type { EventQueue } from '../queue/event-queue.ts'
+
+/**
+ * The Prometheus registry: process metrics (memory, CPU, event-loop lag, GC) and Tally's own, read
+ * from the services when scraped (pull), so the hot paths only bump plain counters.
+ */
+export function createMetrics(services: Services, queue: EventQueue): Registry {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+
+  new Counter({
+    name: 'tally_ingestion_events_total',
+    help: 'Events by outcome and reason: ok/accepted (captured, on disk), ok/stored, drop/<reason>, dlq/<reason>, retry/<reason>',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [key, n] of Object.entries(services.ingestionCounters.snapshot())) {
+        const [outcome, reason] = key.split(':', 2) as [string, string]
+        this.inc({ outcome, reason }, n)
+      }
+    },
+  })
+  const counterOf = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc(read())
+      },
+    })
+  counterOf('tally_queue_published_total', 'Events made durable by the queue since start', () => queue.stats().published)
+  counterOf('tally_queue_acked_total', 'Events acknowledged by the ingestion worker since start', () => queue.stats().acked)
+  counterOf('tally_queue_flushes_total', 'Group commits (one write and fsync each) since start', () => queue.stats().flushes)
+  counterOf('tally_queue_failed_batches_total', 'Worker batches that failed and will be delivered again', () => queue.stats().failedBatches)
+
+  counterOf('tally_decide_evaluations_total', 'Flag evaluations for /decide and /flags', () => services.decide.stats().evaluations)
+  counterOf(
+    'tally_decide_errors_total',
+    'Flag evaluations answered with errorsWhileComputingFlags (a store read failed)',
+    () => services.decide.stats().errors,
+  )
+  new Gauge({
+    name: 'tally_person_cache_hit_ratio',
+    help: 'Hits over hits and misses of the person cache /decide reads, since start',
+    registers: [registry],
+    collect() {
+      const { hits, misses } = services.personData.stats()
+      this.set(hits + misses === 0 ? 0 : hits / (hits + misses))
+    },
+  })
+  new Gauge({
+    name: 'tally_person_cache_entries',
+    help: 'Persons and groups held by the person cache',
+    registers: [registry],
+    collect() {
+      this.set(services.personData.stats().entries)
+    },
+  })
+  return registry
+}

@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { eventually } from '../helpers/eventually.ts'
+
+/** The value of one sample of `/_metrics` (name plus its exact label text), or undefined. */
+async function sample(app: TestApp, series: string): Promise<number | undefined> {
+  const res = await app.http.inject({ method: 'GET', url: '/_metrics' })
+  assert.equal(res.statusCode, 200)
+  assert.match(res.headers['content-type'] as string, /^text\/plain; version=0\.0\.4/)
+  const line = res.body.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+test('metrics: requests by route template and status, ingestion outcomes, /decide and process memory', async (t) => {
+  const app = await buildTestApp(t)
+  const event = { api_key: app.projectKey, event: 'e', distinct_id: 'u1' }
+  assert.equal((await app.http.inject({ method: 'POST', url: '/e/', payload: event })).statusCode, 200)
+  assert.equal((await app.http.inject({ method: 'POST', url: '/e/', payload: { ...event, distinct_id: '' } })).statusCode, 200)
+  assert.equal((await app.http.inject({ method: 'POST', url: '/e/', payload: { ...event, api_key: 'phc_nope' } })).statusCode, 401)
+  assert.equal((await app.http.inject({ method: 'POST', url: '/decide/?v=3', payload: { api_key: app.projectKey, distinct_id: 'u1' } })).statusCode, 200)
+  await app.http.inject({ method: 'POST', url: `/api/projects/${app.projectId}/feature_flags/`, headers: app.auth, payload: { key: 'f', filters: { groups: [{ rollout_percentage: 100 }] } } })
+  assert.equal((await app.http.inject({ method: 'POST', url: '/decide/?v=3', payload: { api_key: app.projectKey, distinct_id: 'u1' } })).statusCode, 200)
+
+  assert.equal(await sample(app, 'tally_http_requests_total{route="/e/",method="POST",status="200"}'), 2)
+  assert.equal(await sample(app, 'tally_http_requests_total{route="/e/",method="POST",status="401"}'), 1)
+  assert.equal(await sample(app, 'tally_http_request_duration_seconds_count{route="/decide/",method="POST"}'), 2)
+  assert.equal(await sample(app, 'tally_ingestion_events_total{outcome="ok",reason="accepted"}'), 1)
+  assert.equal(await sample(app, 'tally_ingestion_events_total{outcome="drop",reason="empty_distinct_id"}'), 1)
+  await eventually(async () => (await sample(app, 'tally_ingestion_events_total{outcome="ok",reason="stored"}')) === 1)
+  assert.equal(await sample(app, 'tally_queue_acked_total'), 1)
+  assert.equal(await sample(app, 'tally_decide_evaluations_total'), 2)
+  assert.equal(await sample(app, 'tally_decide_errors_total'), 0)
+  assert.ok((await sample(app, 'process_resident_memory_bytes'))! > 10_000_000)
+  assert.ok((await sample(app, 'tally_person_cache_hit_ratio')) !== undefined)
+})
