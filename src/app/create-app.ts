@@ -26,7 +26,7 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
   let ready = false
   const stores = await createAdapters(config, { metadataTemplate: opts.metadataTemplate })
   try {
-    const services = createServices(stores, config)
+    const services = createServices(stores, logger, config)
     const bootstrap = await services.projects.bootstrap(config.bootstrap)
     await services.projects.warmUp()
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino'
 import type { SqlClient } from '../storage/sql/sql-client.ts'
 import { createSqlFeatureFlagStore } from '../storage/sql/sql-feature-flag-store.ts'
 import { createSqlCohortStore } from '../storage/sql/sql-cohort-store.ts'
@@ -15,7 +16,7 @@ import { createPersonCache, type PersonCacheOptions } from '../modules/decide/pe
  * The feature-flag side of Tally: flag, cohort and group-type management, the per-project flag
  * cache they invalidate, and /decide evaluation over stored person data.
  */
-export function createFlagServices(meta: SqlClient, personCacheOptions: PersonCacheOptions) {
+export function createFlagServices(meta: SqlClient, logger: Logger, personCacheOptions: PersonCacheOptions) {
   const flagStore = createSqlFeatureFlagStore(meta)
   const cohortStore = createSqlCohortStore(meta)
   const groupTypeStore = createSqlGroupTypeStore(meta)
@@ -31,7 +32,7 @@ export function createFlagServices(meta: SqlClient, personCacheOptions: PersonCa
     featureFlags: createFeatureFlagService(flagStore, flagCache),
     cohorts: createCohortService(cohortStore, personData, invalidate),
     groupTypes: createGroupTypeService(groupTypeStore, invalidate),
-    decide: createDecideService({ cache: flagCache, persons: personData }),
+    decide: createDecideService({ cache: flagCache, persons: personData, log: logger.child({ module: 'decide' }) }),
     flagDefinitions: createDefinitionsCache(),
   }
 }

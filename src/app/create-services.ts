@@ -15,6 +15,7 @@ import { createDashboardService } from '../modules/dashboards/dashboard-service.
 import { createActionService } from '../modules/actions/action-service.ts'
 import { createFlagServices } from './create-flag-services.ts'
 import type { Config } from '../config/load-config.ts'
+import type { Logger } from 'pino'
 
 export interface Stores {
   meta: SqlClient
@@ -26,14 +27,14 @@ export interface Stores {
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores, config?: Pick<Config, 'flags' | 'storage'>) {
+export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage'>) {
   const projects = createProjectService(createSqlProjectStore(stores.meta))
   const ingestionCounters = createIngestionCounters()
   const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
   const insights = createInsightService(createSqlInsightStore(stores.meta))
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))
   const actions = createActionService(createSqlActionStore(stores.meta))
-  const flags = createFlagServices(stores.meta, {
+  const flags = createFlagServices(stores.meta, logger, {
     maxEntries: config?.flags.personCacheEntries ?? 200_000,
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,

@@ -1,12 +1,13 @@
 import type { Config } from '../config/load-config.ts'
 import { createAdapters } from '../app/create-adapters.ts'
 import { createServices } from '../app/create-services.ts'
+import { createLogger } from '../shared/logger.ts'
 
 /** Opens the metadata store of the data dir (stop the server first: the embedded store is single-process). */
 async function withProjects<T>(config: Config, fn: (s: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
   const stores = await createAdapters(config, { events: false })
   try {
-    const services = createServices(stores)
+    const services = createServices(stores, createLogger({ level: config.log.level, pretty: false }))
     const b = await services.projects.bootstrap(config.bootstrap)
     if (b.created) console.log(`Initialised ${config.storage.dataDir}; personal API key: ${b.personalApiKey} (shown only now)`)
     return await fn(services)

@@ -75,3 +75,25 @@ test('logs: pretty format gives readable lines that still carry the request id a
   assert.match(log, /personal_api_key=phx_\[redacted\]/)
   assert.ok(!log.includes(personalKey))
 })
+
+test('logs: a failed person read in /decide is logged as a warning of module decide', async (t) => {
+  const { app, projectKey, personalKey, lines } = await appWithLog(t)
+  const created = await app.http.inject({
+    method: 'POST',
+    url: '/api/projects/@current/feature_flags/',
+    headers: { authorization: `Bearer ${personalKey}` },
+    payload: { key: 'needs-person', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }] } },
+  })
+  assert.equal(created.statusCode, 201, created.body)
+  const reader = app.services.personData
+  const original = reader.getPersons
+  reader.getPersons = async () => {
+    throw new Error('database down')
+  }
+  t.after(() => (reader.getPersons = original))
+  const res = await app.http.inject({ method: 'POST', url: '/decide/?v=3', payload: { api_key: projectKey, distinct_id: 'u' } })
+  assert.equal(res.json().errorsWhileComputingFlags, true)
+  const warning = lines().find((l) => l.module === 'decide' && l.level === 40)
+  assert.ok(warning, 'a warning from module decide')
+  assert.match(String((warning.err as { message?: string }).message), /database down/)
+})
