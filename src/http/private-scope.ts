@@ -29,6 +29,24 @@ export function findPersonalKey(req: FastifyRequest): { key: string; where: stri
 }
 
 /**
+ * The user of the request's personal API key. No key: `not_authenticated`; an unknown key:
+ * `invalid_personal_api_key`. Any other failure (the store does not answer) is passed on as it is,
+ * so an outage is never reported as a bad key.
+ */
+export async function authenticatePersonal(req: FastifyRequest, projects: ProjectService): Promise<User> {
+  const found = findPersonalKey(req)
+  if (!found) throw new AppError('not_authenticated', 'Authentication credentials were not provided.')
+  try {
+    return await projects.authenticatePersonalKey(found.key)
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'invalid_personal_api_key') {
+      throw new AppError('invalid_personal_api_key', `Personal API key found in ${found.where} is invalid.`)
+    }
+    throw err
+  }
+}
+
+/**
  * Authenticates every request of the scope by personal API key and resolves `:project_id`
  * to a project the user is a member of.
  */
@@ -36,16 +54,7 @@ export function installPrivateAuth(app: FastifyInstance, projects: ProjectServic
   app.decorateRequest('user', null as unknown as User)
   app.decorateRequest('project', null as unknown as Project)
   app.addHook('preHandler', async (req) => {
-    const found = findPersonalKey(req)
-    if (!found) throw new AppError('not_authenticated', 'Authentication credentials were not provided.')
-    try {
-      req.user = await projects.authenticatePersonalKey(found.key)
-    } catch (err) {
-      if (err instanceof AppError) {
-        throw new AppError('invalid_personal_api_key', `Personal API key found in ${found.where} is invalid.`)
-      }
-      throw err
-    }
+    req.user = await authenticatePersonal(req, projects)
     const projectId = (req.params as Record<string, string> | undefined)?.project_id
     if (projectId !== undefined) req.project = await projects.resolveProjectOfUser(req.user, projectId)
   })

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { findPersonalKey } from '../../http/private-scope.ts'
+import { authenticatePersonal } from '../../http/private-scope.ts'
 import { AppError } from '../../shared/errors.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import type { Project, User } from '../projects/project-types.ts'
@@ -23,16 +23,6 @@ async function sendDefinitions(req: FastifyRequest, reply: FastifyReply, opts: D
   return reply.type('application/json').send(body.json)
 }
 
-async function authenticate(req: FastifyRequest, projects: ProjectService): Promise<User> {
-  const found = findPersonalKey(req)
-  if (!found) throw new AppError('not_authenticated', 'Authentication credentials were not provided.')
-  try {
-    return await projects.authenticatePersonalKey(found.key)
-  } catch {
-    throw new AppError('invalid_personal_api_key', `Personal API key found in ${found.where} is invalid.`)
-  }
-}
-
 /** The project named by `?token=` that the user is a member of; else `fallback` or the user's current project. */
 async function projectOf(req: FastifyRequest, user: User, projects: ProjectService, fallback?: Project): Promise<Project> {
   const token = (req.query as Record<string, unknown>).token
@@ -48,7 +38,7 @@ async function projectOf(req: FastifyRequest, user: User, projects: ProjectServi
 export function definitionsRoute(app: FastifyInstance, opts: DefinitionsOptions) {
   for (const path of ['/flags/definitions', '/flags/definitions/']) {
     app.get(path, async (req, reply) => {
-      const user = await authenticate(req, opts.projects)
+      const user = await authenticatePersonal(req, opts.projects)
       return sendDefinitions(req, reply, opts, await projectOf(req, user, opts.projects))
     })
   }
