@@ -41,7 +41,7 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
       maxBatch: config.ingestion.maxBatchEvents,
       maxWaitMs: config.ingestion.flushIntervalMs,
     })
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, metrics: createMetrics(services, stores.queue), publicSuccessLogLevel: config.log.publicSuccessLevel as Level })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, metrics: createMetrics(services, stores.queue), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache

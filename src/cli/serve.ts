@@ -1,9 +1,16 @@
 import type { Logger } from 'pino'
 import type { Config } from '../config/load-config.ts'
 import { createApp } from '../app/create-app.ts'
+import { installCrashPoints, parseCrashAt } from '../shared/crash-points.ts'
 
 /** `tally serve`: starts everything, prints first-start keys, stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, logger: Logger): Promise<number> {
+  // Test-only (the kill -9 matrix): arms a crash point before anything opens the stores.
+  const crashAt = config.testing.crashAt ? parseCrashAt(config.testing.crashAt) : null
+  if (crashAt || config.testing.unsafeAckBeforeFsync) {
+    installCrashPoints({ crashAt, unsafeAckBeforeWrite: config.testing.unsafeAckBeforeFsync })
+    logger.warn({ crashAt: config.testing.crashAt, unsafeAckBeforeFsync: config.testing.unsafeAckBeforeFsync }, 'test-only crash settings are on')
+  }
   const app = await createApp(config, logger)
   const b = app.bootstrap
   if (b.created) {

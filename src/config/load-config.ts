@@ -1,8 +1,10 @@
+import { isIP } from 'node:net'
 import path from 'node:path'
+import { parseCrashAt } from '../shared/crash-points.ts'
 
 /** Tally's whole configuration: read once from flags and environment, validated, frozen. */
 export interface Config {
-  readonly http: { readonly host: string; readonly port: number; readonly maxBodyBytes: number }
+  readonly http: HttpConfig
   /** `metadataUrl`: a PostgreSQL URL puts the MetaStore on that server instead of embedded PGlite. */
   readonly storage: { readonly dataDir: string; readonly metadataUrl: string | null }
   readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
@@ -18,6 +20,33 @@ export interface Config {
    * (capture, decide); their errors are always logged, private-API requests always at info.
    */
   readonly log: { readonly level: string; readonly format: 'json' | 'pretty' | null; readonly publicSuccessLevel: string }
+  /**
+   * Test-only switches for the kill -9 matrix: `crashAt` SIGKILLs the process at a named crash
+   * point (`TALLY_CRASH_AT=<point>[:<nth>]`, see src/shared/crash-points.ts);
+   * `unsafeAckBeforeFsync` is the deliberately broken queue the matrix must catch.
+   */
+  readonly testing: { readonly crashAt: string | null; readonly unsafeAckBeforeFsync: boolean }
+}
+
+/** The HTTP server's address, body bound, timeouts and connection limits. */
+export interface HttpConfig {
+  readonly host: string
+  readonly port: number
+  readonly maxBodyBytes: number
+  /** Whole request (headers and body) must arrive within this (Node `server.requestTimeout`); 0: none. */
+  readonly requestTimeoutMs: number
+  /** The headers must arrive within this (Node `server.headersTimeout`). */
+  readonly headersTimeoutMs: number
+  /** An idle keep-alive connection is closed after this (Node `server.keepAliveTimeout`). */
+  readonly keepAliveTimeoutMs: number
+  /** A socket with no traffic either way for this long is closed (Fastify `connectionTimeout`); 0: none. */
+  readonly idleTimeoutMs: number
+  /** Requests served on one keep-alive connection before it is closed (0: no limit). */
+  readonly maxRequestsPerSocket: number
+  /** Open connections one remote address may hold; beyond it a new one is closed at once (0: no cap). */
+  readonly maxConnectionsPerIp: number
+  /** Addresses/CIDRs whose `X-Forwarded-*` headers are believed (empty: nobody's). */
+  readonly trustedProxies: readonly string[]
 }
 
 /** Flag values given on the command line; each wins over its environment variable. */
@@ -54,6 +83,15 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       host: flags.host ?? env.TALLY_HOST ?? '127.0.0.1',
       port: int('port (--port/TALLY_PORT)', flags.port ?? env.TALLY_PORT, 8000, 0, 65535),
       maxBodyBytes: int('TALLY_MAX_BODY_BYTES', env.TALLY_MAX_BODY_BYTES, 20 * 1024 * 1024, 1024),
+      // 300 s: a 20 MB batch still fits at ~0.6 Mbit/s; a trickled body is cut off at that point.
+      requestTimeoutMs: int('TALLY_REQUEST_TIMEOUT_MS', env.TALLY_REQUEST_TIMEOUT_MS, 300_000, 0, 3_600_000),
+      headersTimeoutMs: int('TALLY_HEADERS_TIMEOUT_MS', env.TALLY_HEADERS_TIMEOUT_MS, 20_000, 100, 600_000),
+      // Longer than the 60 s idle timeout of common load balancers, so they close first.
+      keepAliveTimeoutMs: int('TALLY_KEEP_ALIVE_TIMEOUT_MS', env.TALLY_KEEP_ALIVE_TIMEOUT_MS, 72_000, 100, 3_600_000),
+      idleTimeoutMs: int('TALLY_IDLE_TIMEOUT_MS', env.TALLY_IDLE_TIMEOUT_MS, 60_000, 0, 3_600_000),
+      maxRequestsPerSocket: int('TALLY_MAX_REQUESTS_PER_SOCKET', env.TALLY_MAX_REQUESTS_PER_SOCKET, 10_000, 0),
+      maxConnectionsPerIp: int('TALLY_MAX_CONNECTIONS_PER_IP', env.TALLY_MAX_CONNECTIONS_PER_IP, 256, 0),
+      trustedProxies: (env.TALLY_TRUSTED_PROXIES ?? '').split(',').map((x) => x.trim()).filter((x) => x !== ''),
     },
     storage: {
       dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),
@@ -76,6 +114,19 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       format: env.TALLY_LOG_FORMAT === 'json' || env.TALLY_LOG_FORMAT === 'pretty' ? env.TALLY_LOG_FORMAT : null,
       publicSuccessLevel: env.TALLY_LOG_PUBLIC_SUCCESS_LEVEL ?? 'debug',
     },
+    testing: {
+      crashAt: env.TALLY_CRASH_AT || null,
+      unsafeAckBeforeFsync: bool('TALLY_UNSAFE_ACK_BEFORE_FSYNC', env.TALLY_UNSAFE_ACK_BEFORE_FSYNC, false),
+    },
+  }
+  for (const p of config.http.trustedProxies) {
+    if (!isProxyAddress(p)) problems.push(`TALLY_TRUSTED_PROXIES: "${p}" is not an IP address, a CIDR, or loopback/linklocal/uniquelocal`)
+  }
+  if (config.http.requestTimeoutMs > 0 && config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    problems.push('TALLY_HEADERS_TIMEOUT_MS must not be longer than TALLY_REQUEST_TIMEOUT_MS')
+  }
+  if (config.testing.crashAt && !parseCrashAt(config.testing.crashAt)) {
+    problems.push(`TALLY_CRASH_AT must be <point>[:<nth>] with a known point, got "${config.testing.crashAt}"`)
   }
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
   if (!levels.includes(config.log.level)) problems.push(`TALLY_LOG_LEVEL must be one of ${levels.join(', ')}`)
@@ -92,6 +143,17 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   }
   if (problems.length) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`)
   return deepFreeze(config)
+}
+
+/** What proxy-addr (Fastify's `trustProxy`) accepts: an IP, IP/prefix, IP/netmask, or a named range. */
+function isProxyAddress(p: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(p)) return true
+  const [ip, prefix, ...rest] = p.split('/')
+  const family = isIP(ip!)
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  if (/^\d+$/.test(prefix)) return Number(prefix) <= (family === 4 ? 32 : 128)
+  return family === 4 && isIP(prefix) === 4
 }
 
 function deepFreeze<T>(o: T): T {

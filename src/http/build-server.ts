@@ -5,6 +5,8 @@ import { installPrivateAuth } from './private-scope.ts'
 import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
 import type { Registry } from 'prom-client'
+import { installConnectionCap, proxyBlockList } from './connection-cap.ts'
+import type { HttpConfig } from '../config/load-config.ts'
 import type { Services } from '../app/create-services.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { captureRoutes } from '../modules/capture/capture-routes.ts'
@@ -27,6 +29,8 @@ export interface ServerOptions {
   metrics: Registry
   /** Level of successful capture and decide requests in the log (default debug). */
   publicSuccessLogLevel?: Level | 'silent'
+  /** Timeouts, keep-alive and per-IP limits, trusted proxies (default: no proxy trusted, Node/Fastify timeouts). */
+  limits?: Omit<HttpConfig, 'host' | 'port' | 'maxBodyBytes'>
 }
 
 /**
@@ -40,9 +44,26 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
     bodyLimit: opts.maxBodyBytes,
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
-    trustProxy: true,
+    // X-Forwarded-* are believed only from these addresses (proxy-addr); nobody's by default.
+    trustProxy: opts.limits?.trustedProxies.length ? [...opts.limits.trustedProxies] : false,
+    ...(opts.limits && {
+      requestTimeout: opts.limits.requestTimeoutMs,
+      connectionTimeout: opts.limits.idleTimeoutMs,
+      keepAliveTimeout: opts.limits.keepAliveTimeoutMs,
+      maxRequestsPerSocket: opts.limits.maxRequestsPerSocket,
+      http: {
+        requestTimeout: opts.limits.requestTimeoutMs,
+        headersTimeout: opts.limits.headersTimeoutMs,
+        // Node checks the request/headers deadlines on this interval (its default, 30 s, would let
+        // a 1 s timeout run 30 s): a tenth of the shorter one, between 100 ms and 30 s.
+        connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(Math.min(opts.limits.headersTimeoutMs, opts.limits.requestTimeoutMs || Infinity) / 10))),
+      },
+    }),
     routerOptions: { ignoreDuplicateSlashes: true },
   }) as unknown as FastifyInstance
+  if (opts.limits?.maxConnectionsPerIp) {
+    installConnectionCap(app.server, { max: opts.limits.maxConnectionsPerIp, exempt: proxyBlockList(opts.limits.trustedProxies), logger: opts.logger })
+  }
   installErrorHandler(app)
   installRequestLogging(app, { publicSuccessLevel: opts.publicSuccessLogLevel ?? 'debug' })
   installMetrics(app, opts.metrics)
