@@ -39,3 +39,16 @@ test('only the composition root imports adapters (ports are fine)', () => {
     for (const spec of importsOf(file)) assert.ok(!isAdapter(resolved(file, spec)), `${file} imports ${spec}`)
   }
 })
+
+test('the rules above had files to check', () => {
+  for (const folder of ['domain/', 'storage/', 'modules/', 'http/', 'app/', 'ingestion/', 'queue/']) {
+    assert.ok(files.some((f) => f.startsWith(folder)), `no file under src/${folder}`)
+  }
+})
+
+test('only routes, their schemas and the composition root import http/: stores, services, steps and adapters do not', () => {
+  const mayImportHttp = (f: string) => f.startsWith('http/') || f.startsWith('app/') || f.endsWith('-routes.ts') || f.endsWith('-schemas.ts')
+  for (const file of files.filter((f) => !mayImportHttp(f))) {
+    for (const spec of importsOf(file)) assert.ok(!resolved(file, spec).startsWith('http/'), `${file} imports ${spec}`)
+  }
+})

@@ -1,9 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-
-export interface Page {
-  limit: number
-  offset: number
-}
+import type { Page } from '../shared/page.ts'
 
 const DEFAULT_LIMIT = 100
 

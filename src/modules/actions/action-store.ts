@@ -1,4 +1,4 @@
-import type { Page } from '../../http/pagination.ts'
+import type { Page } from '../../shared/page.ts'
 import type { Action, ActionInput } from './action-types.ts'
 
 /** Persistence for actions and their steps. Every method is project-scoped. */

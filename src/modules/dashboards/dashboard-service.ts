@@ -1,4 +1,4 @@
-import type { Page } from '../../http/pagination.ts'
+import type { Page } from '../../shared/page.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 import type { Project, User } from '../projects/project-types.ts'
 import type { DashboardRequest } from './dashboard-schemas.ts'

@@ -1,4 +1,4 @@
-import type { Page } from '../../http/pagination.ts'
+import type { Page } from '../../shared/page.ts'
 import type { InsightInput } from '../insights/insight-types.ts'
 import type { CreationMode, Dashboard, DashboardInput, Tile } from './dashboard-types.ts'
 

@@ -1,4 +1,4 @@
-import type { Page } from '../../http/pagination.ts'
+import type { Page } from '../../shared/page.ts'
 import type { Insight, InsightInput } from './insight-types.ts'
 
 /** Persistence for insights and their placement on dashboards (tiles). Every method is project-scoped. */
