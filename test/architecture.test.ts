@@ -52,3 +52,33 @@ test('only routes, their schemas and the composition root import http/: stores, 
     for (const spec of importsOf(file)) assert.ok(!resolved(file, spec).startsWith('http/'), `${file} imports ${spec}`)
   }
 })
+
+test('http/ does not import the composition root', () => {
+  for (const file of files.filter((f) => f.startsWith('http/'))) {
+    for (const spec of importsOf(file)) assert.ok(!resolved(file, spec).startsWith('app/'), `${file} imports ${spec}`)
+  }
+})
+
+test('no import cycle between feature folders (modules/<feature>, ingestion)', () => {
+  const isFeature = (folder: string) => folder.startsWith('modules/') || folder === 'ingestion'
+  const folderOf = (f: string) => (f.startsWith('modules/') ? f.split('/').slice(0, 2).join('/') : f.split('/')[0]!)
+  const edges = new Map<string, Set<string>>()
+  for (const file of files) {
+    for (const spec of importsOf(file)) {
+      if (!spec.startsWith('.')) continue
+      const from = folderOf(file)
+      const to = folderOf(resolved(file, spec))
+      if (from !== to && isFeature(from) && isFeature(to)) edges.set(from, (edges.get(from) ?? new Set()).add(to))
+    }
+  }
+  assert.ok(edges.size >= 3, 'found the folder graph')
+  const state = new Map<string, 'open' | 'done'>()
+  const visit = (node: string, path: string[]) => {
+    if (state.get(node) === 'done') return
+    assert.notEqual(state.get(node), 'open', `import cycle: ${[...path, node].join(' -> ')}`)
+    state.set(node, 'open')
+    for (const next of edges.get(node) ?? []) visit(next, [...path, node])
+    state.set(node, 'done')
+  }
+  for (const node of edges.keys()) visit(node, [])
+})

@@ -4,7 +4,7 @@ import { createSqlFeatureFlagStore } from '../storage/sql/sql-feature-flag-store
 import { createSqlCohortStore } from '../storage/sql/sql-cohort-store.ts'
 import { createSqlGroupTypeStore } from '../storage/sql/sql-group-type-store.ts'
 import { createSqlPersonDataStore } from '../storage/sql/sql-person-data-store.ts'
-import { createFlagCache } from '../modules/feature-flags/flag-cache.ts'
+import { createDecideReadModel } from '../modules/decide/decide-read-model.ts'
 import { createFeatureFlagService } from '../modules/feature-flags/feature-flag-service.ts'
 import { createCohortService } from '../modules/cohorts/cohort-service.ts'
 import { createGroupTypeService } from '../modules/group-types/group-type-service.ts'
@@ -21,7 +21,7 @@ export function createFlagServices(meta: SqlClient, logger: Logger, personCacheO
   const cohortStore = createSqlCohortStore(meta)
   const groupTypeStore = createSqlGroupTypeStore(meta)
   const personData = createPersonCache(createSqlPersonDataStore(meta), personCacheOptions)
-  const flagCache = createFlagCache({ flags: flagStore, cohorts: cohortStore, groupTypes: groupTypeStore })
+  const flagCache = createDecideReadModel({ flags: flagStore, cohorts: cohortStore, groupTypes: groupTypeStore })
   const invalidate = (projectId: number) => {
     flagCache.invalidate(projectId)
     personData.invalidateProject(projectId) // static cohort membership is cached with the person
@@ -29,7 +29,13 @@ export function createFlagServices(meta: SqlClient, logger: Logger, personCacheO
   return {
     flagCache,
     personData,
-    featureFlags: createFeatureFlagService(flagStore, flagCache),
+    featureFlags: createFeatureFlagService(flagStore, {
+      reads: {
+        liveFlags: async (projectId) => (await flagCache.get(projectId)).flags,
+        liveCohorts: async (projectId) => (await flagCache.get(projectId)).cohorts,
+      },
+      onChange: (projectId) => flagCache.invalidate(projectId),
+    }),
     cohorts: createCohortService(cohortStore, personData, invalidate),
     groupTypes: createGroupTypeService(groupTypeStore, invalidate),
     decide: createDecideService({ cache: flagCache, persons: personData, log: logger.child({ module: 'decide' }) }),

@@ -7,7 +7,17 @@ import { installMetrics } from './metrics-routes.ts'
 import type { Registry } from 'prom-client'
 import { installConnectionCap, proxyBlockList } from './connection-cap.ts'
 import type { HttpConfig } from '../config/load-config.ts'
-import type { Services } from '../app/create-services.ts'
+import type { ProjectService } from '../modules/projects/project-service.ts'
+import type { CaptureService } from '../modules/capture/capture-service.ts'
+import type { EventReadStore } from '../modules/events/event-read-store.ts'
+import type { InsightService } from '../modules/insights/insight-service.ts'
+import type { DashboardService } from '../modules/dashboards/dashboard-service.ts'
+import type { ActionService } from '../modules/actions/action-service.ts'
+import type { FeatureFlagService } from '../modules/feature-flags/feature-flag-service.ts'
+import type { CohortService } from '../modules/cohorts/cohort-service.ts'
+import type { GroupTypeService } from '../modules/group-types/group-type-service.ts'
+import type { DecideService } from '../modules/decide/decide-service.ts'
+import type { DefinitionsCache } from '../modules/decide/flag-definitions.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { captureRoutes } from '../modules/capture/capture-routes.ts'
 import { eventRoutes } from '../modules/events/event-routes.ts'
@@ -19,6 +29,21 @@ import { localEvaluationRoutes } from '../modules/decide/definitions-routes.ts'
 import { featureFlagRoutes } from '../modules/feature-flags/feature-flag-routes.ts'
 import { cohortRoutes } from '../modules/cohorts/cohort-routes.ts'
 import { groupTypeRoutes } from '../modules/group-types/group-type-routes.ts'
+
+/** What the routes are given: the composition root passes its services (this layer does not import app/). */
+export interface ServerServices {
+  projects: ProjectService
+  capture: CaptureService
+  eventReads: EventReadStore
+  insights: InsightService
+  dashboards: DashboardService
+  actions: ActionService
+  featureFlags: FeatureFlagService
+  cohorts: CohortService
+  groupTypes: GroupTypeService
+  decide: DecideService
+  flagDefinitions: DefinitionsCache
+}
 
 export interface ServerOptions {
   logger: Logger
@@ -38,7 +63,7 @@ export interface ServerOptions {
  * and a private scope (`/api/...`: personal API key auth, JSON bodies). Route plugins get their
  * services as arguments; nothing is hung on Fastify decorators but the request's auth.
  */
-export async function buildServer(services: Services, opts: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer(services: ServerServices, opts: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
     bodyLimit: opts.maxBodyBytes,
@@ -88,7 +113,7 @@ export async function buildServer(services: Services, opts: ServerOptions): Prom
     await privateScope.register(insightRoutes, { insights: services.insights })
     await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })
     await privateScope.register(actionRoutes, { actions: services.actions })
-    await privateScope.register(featureFlagRoutes, { flags: services.featureFlags, cache: services.flagCache })
+    await privateScope.register(featureFlagRoutes, { flags: services.featureFlags })
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
     const { decide, projects, flagDefinitions: definitions } = services

@@ -9,12 +9,12 @@ import { decideBody, flagsBody, remoteConfigMembers, SUPPORTED_COMPRESSION } fro
 import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest } from './decide-request.ts'
 import type { DecideService } from './decide-service.ts'
 import { definitionsRoute, remoteConfigRoutes } from './definitions-routes.ts'
-import type { createDefinitionsCache } from './flag-definitions.ts'
+import type { DefinitionsCache } from './flag-definitions.ts'
 
 export interface DecideRouteOptions {
   decide: DecideService
   projects: ProjectService
-  definitions: ReturnType<typeof createDefinitionsCache>
+  definitions: DefinitionsCache
   maxBodyBytes: number
 }
 

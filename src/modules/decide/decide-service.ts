@@ -1,10 +1,10 @@
 import { evaluateFlags } from '../../domain/flags/evaluate-flags.ts'
 import type { FlagEvaluation } from '../../domain/flags/flag-types.ts'
-import type { FlagCache } from '../feature-flags/flag-cache.ts'
-import type { ProjectFlagState } from '../feature-flags/flag-state.ts'
+import type { DecideReadModel } from './decide-read-model.ts'
+import type { ProjectFlagState } from './flag-state.ts'
 import { createBatchLoader } from './batch-loader.ts'
 import type { DecideRequest } from './decide-request.ts'
-import type { PersonDataReader, StoredPerson } from './person-data-store.ts'
+import type { PersonDataReader, StoredPerson } from '../persons/person-data-store.ts'
 
 export interface DecideResult {
   flags: FlagEvaluation[]
@@ -26,7 +26,7 @@ export type PeekPerson = (projectId: number, withCohorts: boolean, distinctId: s
 const NO_KEYS: string[] = []
 
 export function createDecideService(deps: {
-  cache: FlagCache
+  cache: DecideReadModel
   persons: PersonDataReader & { peekPerson?: PeekPerson }
   log?: Logger
   now?: () => number

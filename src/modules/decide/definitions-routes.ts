@@ -5,12 +5,12 @@ import type { ProjectService } from '../projects/project-service.ts'
 import type { Project, User } from '../projects/project-types.ts'
 import { remoteConfigFields } from './decide-response.ts'
 import type { DecideService } from './decide-service.ts'
-import type { createDefinitionsCache } from './flag-definitions.ts'
+import type { DefinitionsCache } from './flag-definitions.ts'
 
 interface DefinitionsOptions {
   decide: DecideService
   projects: ProjectService
-  definitions: ReturnType<typeof createDefinitionsCache>
+  definitions: DefinitionsCache
 }
 
 /** Sends the cached definitions body, or 304 when the client's `If-None-Match` is current. */

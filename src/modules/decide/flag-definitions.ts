@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { PropertyFilter, PropertyGroup } from '../../domain/properties/property-filter.ts'
-import { toCohortDefinition, type ProjectFlagState } from '../feature-flags/flag-state.ts'
+import { toCohortDefinition, type ProjectFlagState } from './flag-state.ts'
 import type { FeatureFlag } from '../feature-flags/feature-flag-types.ts'
 import type { Cohort } from '../cohorts/cohort-types.ts'
 
@@ -114,3 +114,5 @@ export function createDefinitionsCache() {
     },
   }
 }
+
+export type DefinitionsCache = ReturnType<typeof createDefinitionsCache>

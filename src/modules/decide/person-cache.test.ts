@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createPersonCache } from './person-cache.ts'
-import type { PersonDataReader, PersonDataWriter, StoredPerson } from './person-data-store.ts'
+import type { PersonDataReader, PersonDataWriter, StoredPerson } from '../persons/person-data-store.ts'
 
 /** An in-memory store counting its reads: the cache is judged by what reaches the store. */
 function countingStore() {

@@ -1,4 +1,4 @@
-import type { GroupRef, PersonDataReader, PersonDataWriter, StoredPerson } from './person-data-store.ts'
+import type { GroupRef, PersonDataReader, PersonDataWriter, StoredPerson } from '../persons/person-data-store.ts'
 
 export interface PersonCacheOptions {
   /** Most entries kept (persons and groups, known and unknown alike); least recently used go first. */

@@ -1,4 +1,4 @@
-import type { FlagCache } from '../feature-flags/flag-cache.ts'
+import type { DecideReadModel } from './decide-read-model.ts'
 import type { createPersonCache } from './person-cache.ts'
 
 type Logger = { warn(obj: object, msg: string): void; info(obj: object, msg: string): void }
@@ -18,7 +18,7 @@ export interface PersonCacheWarmUp {
  */
 export function startPersonCacheWarmUp(deps: {
   projectIds: () => Promise<number[]>
-  flagCache: FlagCache
+  flagCache: DecideReadModel
   cache: Pick<ReturnType<typeof createPersonCache>, 'warm'>
   log?: Logger
   chunk?: number

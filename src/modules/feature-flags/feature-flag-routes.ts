@@ -5,7 +5,6 @@ import { AppError } from '../../shared/errors.ts'
 import type { FlagFilters } from '../../domain/flags/flag-types.ts'
 import type { FeatureFlagService, FlagListQuery } from './feature-flag-service.ts'
 import type { FeatureFlag } from './feature-flag-types.ts'
-import type { FlagCache } from './flag-cache.ts'
 
 /** `is_simple_flag`: one condition, no properties, not aggregated by group (PostHog's definition). */
 function isSimple(filters: FlagFilters): boolean {
@@ -76,9 +75,9 @@ function bodyOf(req: FastifyRequest): Record<string, unknown> {
 }
 
 /** `/api/projects/:project_id/feature_flags/`: PostHog's flag management API (private scope). */
-export async function featureFlagRoutes(app: FastifyInstance, opts: { flags: FeatureFlagService; cache: FlagCache }) {
+export async function featureFlagRoutes(app: FastifyInstance, opts: { flags: FeatureFlagService }) {
   const base = '/api/projects/:project_id/feature_flags'
-  const names = async (projectId: number) => new Map((await opts.cache.get(projectId)).cohorts.map((c) => [c.id, c.name]))
+  const names = (projectId: number) => opts.flags.cohortNames(projectId)
   const refuseDelete = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(405).send()
 
   for (const path of [base, `${base}/`]) {

@@ -1,11 +1,11 @@
 import type { FlagFilters } from '../../domain/flags/flag-types.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 import type { Project, User } from '../projects/project-types.ts'
-import type { FlagCache } from './flag-cache.ts'
+import type { Cohort } from '../cohorts/cohort-types.ts'
 import type { FeatureFlagStore } from './feature-flag-store.ts'
 import type { FeatureFlag, FeatureFlagWrite } from './feature-flag-types.ts'
 import { validateFilters, validateKey, type FilterContext } from './feature-flag-validation.ts'
-import { flagFilters } from './flag-state.ts'
+import { flagFilters } from '../../domain/flags/flag-filters.ts'
 
 export interface FlagListQuery {
   active?: string
@@ -17,6 +17,21 @@ export interface FlagListQuery {
 }
 
 const RUNTIMES = ['server', 'client', 'all']
+/**
+ * What validation reads of the project's other flags and cohorts (dependencies, cohort conditions).
+ * The composition root answers from the decide read model, so no query per write.
+ */
+export interface FlagValidationReads {
+  liveFlags(projectId: number): Promise<FeatureFlag[]>
+  liveCohorts(projectId: number): Promise<Cohort[]>
+}
+
+export interface FeatureFlagServiceDeps {
+  reads: FlagValidationReads
+  /** Called after every write (the decide read model drops the project's state). */
+  onChange(projectId: number): void
+}
+
 const DEFAULT_FILTERS: FlagFilters = { groups: [{ properties: [], rollout_percentage: null }] }
 
 /**
@@ -24,12 +39,12 @@ const DEFAULT_FILTERS: FlagFilters = { groups: [{ properties: [], rollout_percen
  * delete, with PostHog's validation. Every change invalidates the project's flag cache, so the next
  * /decide sees it.
  */
-export function createFeatureFlagService(store: FeatureFlagStore, cache: FlagCache) {
+export function createFeatureFlagService(store: FeatureFlagStore, deps: FeatureFlagServiceDeps) {
   async function filterContext(projectId: number, selfId: number | null): Promise<FilterContext> {
-    const state = await cache.get(projectId)
+    const [flags, cohorts] = await Promise.all([deps.reads.liveFlags(projectId), deps.reads.liveCohorts(projectId)])
     return {
-      cohorts: new Map(state.cohorts.map((c) => [c.id, c])),
-      flags: new Map(state.flags.map((f) => [f.id, { key: f.key, filters: f.filters }])),
+      cohorts: new Map(cohorts.map((c) => [c.id, c])),
+      flags: new Map(flags.map((f) => [f.id, { key: f.key, filters: f.filters }])),
       selfId,
     }
   }
@@ -78,8 +93,7 @@ export function createFeatureFlagService(store: FeatureFlagStore, cache: FlagCac
   }
 
   async function refuseDeletingDependency(project: Project, flag: FeatureFlag) {
-    const state = await cache.get(project.id)
-    const dependents = state.flags.filter(
+    const dependents = (await deps.reads.liveFlags(project.id)).filter(
       (f) => f.active && f.id !== flag.id && flagFilters(f.filters).some(({ filter }) => filter.type === 'flag' && Number(filter.key) === flag.id),
     )
     if (dependents.length > 0) {
@@ -95,11 +109,16 @@ export function createFeatureFlagService(store: FeatureFlagStore, cache: FlagCac
       if ((err as { code?: string }).code === '23505') throw validationError('key', 'There is already a feature flag with this key.', 'unique')
       throw err
     } finally {
-      cache.invalidate(projectId)
+      deps.onChange(projectId)
     }
   }
 
   return {
+    /** Cohort id -> name, to show cohort conditions as PostHog does. */
+    async cohortNames(projectId: number): Promise<Map<number, string>> {
+      return new Map((await deps.reads.liveCohorts(projectId)).map((c) => [c.id, c.name]))
+    },
+
     async list(project: Project, q: FlagListQuery): Promise<FeatureFlag[]> {
       let flags = await store.listLive(project.id)
       if (q.active === 'true' || q.active === 'false') flags = flags.filter((f) => f.active === (q.active === 'true'))

@@ -3,17 +3,12 @@ import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { parseFilterDate } from '../../domain/properties/property-date.ts'
 import { validationError } from '../../shared/errors.ts'
 import type { Cohort } from '../cohorts/cohort-types.ts'
-import { flagFilters } from './flag-state.ts'
+import { flagFilters } from '../../domain/flags/flag-filters.ts'
+import { KNOWN_OPERATORS } from '../../domain/properties/property-operators.ts'
 
 // PostHog's FeatureFlagSerializer rules (posthog/api/feature_flag.py): every failure is a 400
 // validation_error; `attr` is `key` or `filters` as there.
 
-export const KNOWN_OPERATORS = new Set([
-  'exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'icontains_multi', 'not_icontains_multi',
-  'starts_with', 'not_starts_with', 'ends_with', 'not_ends_with', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte',
-  'between', 'not_between', 'is_date_before', 'is_date_after', 'is_date_exact', 'semver_eq', 'semver_neq', 'semver_gt',
-  'semver_gte', 'semver_lt', 'semver_lte', 'semver_tilde', 'semver_caret', 'semver_wildcard', 'in', 'not_in', 'flag_evaluates_to',
-])
 const STRING_VALUE_OPERATORS = new Set(['regex', 'not_regex', 'icontains', 'not_icontains', 'gt', 'gte', 'lt', 'lte'])
 const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/
 

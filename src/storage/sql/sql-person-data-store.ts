@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { PersonDataReader, PersonDataWriter, StoredPerson } from '../../modules/decide/person-data-store.ts'
+import type { PersonDataReader, PersonDataWriter, StoredPerson } from '../../modules/persons/person-data-store.ts'
 import type { SqlClient } from './sql-client.ts'
 
 const asObject = (v: unknown): Record<string, unknown> => (typeof v === 'string' ? JSON.parse(v) : (v ?? {})) as Record<string, unknown>

@@ -1,9 +1,9 @@
 import { compileFlags, type CompiledFlags } from '../../domain/flags/compile-flags.ts'
-import type { CohortDefinition, FlagDefinition, FlagFilters } from '../../domain/flags/flag-types.ts'
-import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
+import type { CohortDefinition, FlagDefinition } from '../../domain/flags/flag-types.ts'
+import { flagFilters } from '../../domain/flags/flag-filters.ts'
 import type { Cohort } from '../cohorts/cohort-types.ts'
 import type { GroupType } from '../group-types/group-type-store.ts'
-import type { FeatureFlag } from './feature-flag-types.ts'
+import type { FeatureFlag } from '../feature-flags/feature-flag-types.ts'
 
 /** Everything /decide and local evaluation need about one project's flags, built once per change. */
 export interface ProjectFlagState {
@@ -38,18 +38,6 @@ export function toFlagDefinition(f: FeatureFlag): FlagDefinition {
 
 export function toCohortDefinition(c: Cohort): CohortDefinition {
   return { id: c.id, is_static: c.isStatic, deleted: c.deleted, filters: c.filters, groups: c.groups as CohortDefinition['groups'] }
-}
-
-/** Every property filter of a flag's conditions with the aggregation it is evaluated under. */
-export function flagFilters(filters: FlagFilters): Array<{ filter: PropertyFilter; aggregation: number | null }> {
-  const out: Array<{ filter: PropertyFilter; aggregation: number | null }> = []
-  const flagAggregation = filters.aggregation_group_type_index ?? null
-  const groups = [...(filters.groups ?? [{ properties: filters.properties ?? [] }]), ...(filters.super_groups ?? [])]
-  for (const g of groups) {
-    const aggregation = g.aggregation_group_type_index !== undefined ? (g.aggregation_group_type_index ?? null) : flagAggregation
-    for (const filter of g.properties ?? []) out.push({ filter, aggregation })
-  }
-  return out
 }
 
 /** Builds the state from the stored rows: compiles the flags and works out what each one reads. */

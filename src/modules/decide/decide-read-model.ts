@@ -1,18 +1,25 @@
 import type { CohortStore } from '../cohorts/cohort-store.ts'
 import type { GroupTypeStore } from '../group-types/group-type-store.ts'
-import type { FeatureFlagStore } from './feature-flag-store.ts'
+import type { FeatureFlagStore } from '../feature-flags/feature-flag-store.ts'
 import { buildFlagState, type ProjectFlagState } from './flag-state.ts'
 
+/** What the read model loads a project's state from: the owning features' stores, read only. */
+export interface DecideSources {
+  flags: Pick<FeatureFlagStore, 'listLive'>
+  cohorts: Pick<CohortStore, 'listLive'>
+  groupTypes: Pick<GroupTypeStore, 'list'>
+}
+
 /**
- * In-memory flag definitions, cohorts and group types per project. /decide reads it without a
- * query; any change calls `invalidate`, and the next read rebuilds the project's state (one load
- * at a time per project; a load started before an invalidation is never kept).
+ * The decide read model: flag definitions, cohorts and group types per project, compiled, in
+ * memory. /decide and local evaluation read it without a query; every change to a flag, cohort or
+ * group type calls `invalidate`, and the next read rebuilds the project's state (one load at a time
+ * per project; a load started before an invalidation is never kept).
  */
-export function createFlagCache(stores: { flags: FeatureFlagStore; cohorts: CohortStore; groupTypes: GroupTypeStore }) {
+export function createDecideReadModel(stores: DecideSources) {
   const states = new Map<number, ProjectFlagState>()
   const loading = new Map<number, { generation: number; promise: Promise<ProjectFlagState> }>()
   const generations = new Map<number, number>()
-  const listeners: Array<(projectId: number) => void> = []
 
   async function load(projectId: number, generation: number): Promise<ProjectFlagState> {
     const [flags, cohorts, groupTypes] = await Promise.all([
@@ -48,13 +55,8 @@ export function createFlagCache(stores: { flags: FeatureFlagStore; cohorts: Coho
       generations.set(projectId, (generations.get(projectId) ?? 0) + 1)
       states.delete(projectId)
       loading.delete(projectId)
-      for (const listener of listeners) listener(projectId)
-    },
-    /** Called after every invalidation (derived caches such as definition payloads). */
-    onInvalidate(listener: (projectId: number) => void): void {
-      listeners.push(listener)
     },
   }
 }
 
-export type FlagCache = ReturnType<typeof createFlagCache>
+export type DecideReadModel = ReturnType<typeof createDecideReadModel>
