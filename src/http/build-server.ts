@@ -100,7 +100,6 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
 
   await app.register(async (publicScope) => {
     // Public routes (capture, decide) register here with their own body parsing.
-    void publicScope
     await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes })
     const { decide, projects, flagDefinitions: definitions } = services
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })

@@ -43,11 +43,6 @@ function notNull(attr: string): never {
   throw validationError(attr, 'This field may not be null.', 'null')
 }
 
-export function requireField(body: Body, key: string): unknown {
-  if (!has(body, key)) throw validationError(key, 'This field is required.', 'required')
-  return body[key]
-}
-
 /** DRF CharField: numbers become strings, whitespace is trimmed, blank and null refused unless allowed. */
 export function readString(
   v: unknown,

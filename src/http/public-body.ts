@@ -29,32 +29,6 @@ export function bearerToken(req: FastifyRequest): string | null {
   return m ? m[1]! : null
 }
 
-/**
- * The project key of a single-object public request (decide/flags): GET query `token`/`api_key`,
- * form `api_key`/`token`, body `$token`/`token`/`api_key`/`properties.token`, query, then a Bearer
- * header. Capture uses extractEvents, which also checks that a batch's events agree.
- */
-export function findPublicToken(req: FastifyRequest, decoded: DecodedCaptureBody): string | null {
-  const q = queryOf(req)
-  const pick = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null)
-  const fromQuery = () => pick(q.token) ?? pick(q.api_key)
-  if (req.method === 'GET' && fromQuery()) return fromQuery()
-  const form = decoded.form
-  const body = decoded.payload
-  const obj = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null
-  const props = obj && typeof obj.properties === 'object' && obj.properties !== null ? (obj.properties as Record<string, unknown>) : null
-  return (
-    pick(form.api_key) ??
-    pick(form.token) ??
-    pick(obj?.$token) ??
-    pick(obj?.token) ??
-    pick(obj?.api_key) ??
-    pick(props?.token) ??
-    fromQuery() ??
-    bearerToken(req)
-  )
-}
-
 function header(req: FastifyRequest, name: string): string | null {
   const v = req.headers[name]
   return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? null) : null

@@ -3,8 +3,6 @@ export { decodeCaptureBody, DEFAULT_MAX_DECODED_BYTES } from './decode-capture-b
 export type { CaptureBodyInput, DecodedCaptureBody } from './decode-capture-body.ts'
 export { extractEvents, checkTokenShape } from './extract-events.ts'
 export type { RawEvent, ExtractEventsInput, ExtractedEvents, TokenShapeProblem } from './extract-events.ts'
-export { parseCaptureRequest } from './parse-capture-request.ts'
-export type { CaptureRequestInput } from './parse-capture-request.ts'
 export { normaliseEvent, MAX_DISTINCT_ID_LENGTH } from './normalise-event.ts'
 export type { NormaliseContext, NormalisedEvent, NormaliseResult, DropReason } from './normalise-event.ts'
 export { parseEventTimestamp, FUTURE_EVENT_CUTOFF_MS } from './parse-event-timestamp.ts'
