@@ -60,8 +60,13 @@ export function createCohortCompiler(cohorts: readonly CohortDefinition[]): (id:
   return (id) => compileCohort(String(id), new Set())
 }
 
-/** The root property group of a dynamic cohort, reading the legacy `groups` list as OR of ANDs. */
-function cohortRoot(cohort: CohortDefinition): PropertyGroup {
+/**
+ * The root property group of a dynamic cohort: `filters.properties`, or the legacy `groups` list
+ * read as an OR of ANDs. A legacy group that is not a property list (pre-2022 dict-shaped or
+ * action-based) becomes a behavioural filter, which no property matcher can decide: it matches
+ * nothing here, and local-evaluation SDKs that receive it defer to the server.
+ */
+export function cohortRoot(cohort: CohortDefinition): PropertyGroup {
   const properties = cohort.filters?.properties
   if (properties && Array.isArray(properties.values)) return properties
   const groups = cohort.groups ?? []

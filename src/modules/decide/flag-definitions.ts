@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { PropertyFilter, PropertyGroup } from '../../domain/properties/property-filter.ts'
 import { toCohortDefinition, type ProjectFlagState } from './flag-state.ts'
 import type { FeatureFlag } from '../feature-flags/feature-flag-types.ts'
-import type { Cohort } from '../cohorts/cohort-types.ts'
+import { cohortRoot } from '../../domain/flags/compile-cohorts.ts'
 
 export interface DefinitionsBody {
   json: string
@@ -27,12 +27,6 @@ function dependencyChain(key: string, depsOf: ReadonlyMap<string, string[]>): st
   return visit(key) ? chain : []
 }
 
-/** The cohort as a property group (legacy `groups` read as an OR of ANDs). */
-function cohortGroup(c: Cohort): PropertyGroup {
-  const def = toCohortDefinition(c)
-  if (def.filters?.properties) return def.filters.properties
-  return { type: 'OR', values: (c.groups as Array<{ properties?: PropertyFilter[] }>).map((g) => ({ type: 'AND', values: g.properties ?? [] })) }
-}
 
 /**
  * The local-evaluation payload (PostHog's `local_evaluation`, Rust `/flags/definitions`): every
@@ -89,7 +83,7 @@ export function buildDefinitions(state: ProjectFlagState, sendCohorts: boolean):
       const id = queue.pop()!
       const cohort = cohortsById.get(id)
       if (!cohort || cohort.isStatic || cohorts[id]) continue
-      cohorts[id] = cohortGroup(cohort)
+      cohorts[id] = cohortRoot(toCohortDefinition(cohort))
       JSON.stringify(cohorts[id], (k, v) => {
         if (v && typeof v === 'object' && v.type === 'cohort' && v.value !== undefined) queue.push(String(v.value))
         return v
