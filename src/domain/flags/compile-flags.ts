@@ -3,7 +3,7 @@ import type { PropertyFilter } from '../properties/property-filter.ts'
 import { createCohortCompiler } from './compile-cohorts.ts'
 import { EMPTY_BAG } from './eval-env.ts'
 import type { EnvMatcher } from './eval-env.ts'
-import { findBrokenDependencies } from './flag-dependencies.ts'
+import { findBrokenDependencies, flagRefResolver } from './flag-dependencies.ts'
 import type { CompileFlagsOptions, FlagConditionGroup, FlagDefinition, FlagEvaluation } from './flag-types.ts'
 
 /** A condition set ready for evaluation; `index` is its position in the stored flag. */
@@ -73,14 +73,8 @@ export function compileFlags(definitions: readonly FlagDefinition[], options: Co
   for (const [index, name] of Object.entries(options.groupTypeMapping ?? {})) mapping.set(Number(index), name)
   const cohortMatcher = createCohortCompiler(options.cohorts ?? [])
   const staticIds = new Set((options.cohorts ?? []).filter((c) => c.is_static).map((c) => String(c.id)))
-  const indexByKey = new Map<string, number>()
-  const indexById = new Map<string, number>()
-  live.forEach((d, i) => {
-    indexByKey.set(d.key, i)
-    indexById.set(String(d.id), i)
-  })
-  // PostHog stores the dependency's id in `key`; its local-evaluation endpoint rewrites it to the key.
-  const resolveFlag = (ref: string): number | undefined => indexById.get(ref) ?? indexByKey.get(ref)
+  const indexByKey = new Map(live.map((d, i) => [d.key, i]))
+  const resolveFlag = flagRefResolver(live)
   const dependencies: number[][] = live.map(() => [])
   let usesStaticCohorts = false
 

@@ -3,30 +3,12 @@ import type { PropertyFilter, PropertyGroup } from '../../domain/properties/prop
 import { toCohortDefinition, type ProjectFlagState } from './flag-state.ts'
 import type { FeatureFlag } from '../feature-flags/feature-flag-types.ts'
 import { cohortRoot } from '../../domain/flags/compile-cohorts.ts'
+import { dependencyChain, dependencyGraph, findBrokenDependencies, flagRefResolver } from '../../domain/flags/flag-dependencies.ts'
 
 export interface DefinitionsBody {
   json: string
   etag: string
 }
-
-/** Flag dependency keys in evaluation order ending with `key`; `[]` on a cycle or a missing flag. */
-function dependencyChain(key: string, depsOf: ReadonlyMap<string, string[]>): string[] {
-  const chain: string[] = []
-  const visiting = new Set<string>()
-  const done = new Set<string>()
-  const visit = (k: string): boolean => {
-    if (done.has(k)) return true
-    if (visiting.has(k) || !depsOf.has(k)) return false
-    visiting.add(k)
-    for (const d of depsOf.get(k)!) if (!visit(d)) return false
-    visiting.delete(k)
-    done.add(k)
-    chain.push(k)
-    return true
-  }
-  return visit(key) ? chain : []
-}
-
 
 /**
  * The local-evaluation payload (PostHog's `local_evaluation`, Rust `/flags/definitions`): every
@@ -35,37 +17,30 @@ function dependencyChain(key: string, depsOf: ReadonlyMap<string, string[]>): st
  * filters get the target's key and a `dependency_chain`, as PostHog rewrites them.
  */
 export function buildDefinitions(state: ProjectFlagState, sendCohorts: boolean): DefinitionsBody {
-  const keyById = new Map(state.flags.map((f) => [String(f.id), f.key]))
-  const depsOf = new Map<string, string[]>()
+  const resolve = flagRefResolver(state.flags)
+  const graph = dependencyGraph(state.flags)
+  const broken = findBrokenDependencies(graph)
   const cohortsById = new Map(state.cohorts.map((c) => [String(c.id), c]))
   const referenced = new Set<string>()
   const mapFilter = (p: PropertyFilter): PropertyFilter => {
     if (p.type === 'cohort') referenced.add(String(p.value))
     if (p.type !== 'flag') return p
-    return { ...p, key: keyById.get(String(p.key)) ?? String(p.key) }
+    const target = resolve(p.key)
+    if (target === undefined) return { ...p, key: String(p.key), dependency_chain: [] }
+    const chain = dependencyChain(graph, target, broken)?.map((i) => state.flags[i]!.key) ?? []
+    return { ...p, key: state.flags[target]!.key, dependency_chain: chain }
   }
   const flags = state.flags.map((f: FeatureFlag) => {
     const groups = f.filters.groups?.map((g) => ({ ...g, properties: (g.properties ?? []).map(mapFilter) }))
-    const deps = (groups ?? []).flatMap((g) => g.properties.filter((p) => p.type === 'flag').map((p) => p.key))
-    depsOf.set(f.key, deps)
     return { f, filters: groups ? { ...f.filters, groups } : f.filters }
   })
   const out = flags.map(({ f, filters }) => {
-    const withChains = filters.groups
-      ? {
-          ...filters,
-          groups: filters.groups.map((g) => ({
-            ...g,
-            properties: (g.properties ?? []).map((p) => (p.type === 'flag' ? { ...p, dependency_chain: dependencyChain(p.key, depsOf) } : p)),
-          })),
-        }
-      : filters
     return {
       id: f.id,
       team_id: f.projectId,
       name: f.name,
       key: f.key,
-      filters: withChains,
+      filters,
       deleted: f.deleted,
       active: f.active,
       ensure_experience_continuity: f.ensureExperienceContinuity,

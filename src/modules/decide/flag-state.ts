@@ -1,6 +1,7 @@
 import { compileFlags, type CompiledFlags } from '../../domain/flags/compile-flags.ts'
 import type { CohortDefinition, FlagDefinition } from '../../domain/flags/flag-types.ts'
 import { flagFilters } from '../../domain/flags/flag-filters.ts'
+import { dependencyGraph, withDependents } from '../../domain/flags/flag-dependencies.ts'
 import type { Cohort } from '../cohorts/cohort-types.ts'
 import type { GroupType } from '../group-types/group-type-store.ts'
 import type { FeatureFlag } from '../feature-flags/feature-flag-types.ts'
@@ -44,36 +45,25 @@ export function toCohortDefinition(c: Cohort): CohortDefinition {
 export function buildFlagState(projectId: number, flags: FeatureFlag[], cohorts: Cohort[], groupTypes: GroupType[]): ProjectFlagState {
   const groupTypeMapping = Object.fromEntries(groupTypes.map((t) => [String(t.groupTypeIndex), t.groupType]))
   const compiled = compileFlags(flags.map(toFlagDefinition), { cohorts: cohorts.map(toCohortDefinition), groupTypeMapping })
-  const personFlags = new Set<string>()
-  const groupFlags = new Set<string>()
-  const continuityFlags = new Set<string>()
-  const dependsOn = new Map<string, string[]>()
-  const keyById = new Map(flags.map((f) => [String(f.id), f.key]))
-  for (const flag of flags) {
-    if (!flag.active) continue
-    if (flag.ensureExperienceContinuity) continuityFlags.add(flag.key)
-    if (flag.filters.aggregation_group_type_index != null) groupFlags.add(flag.key)
-    if (flag.filters.feature_enrollment) personFlags.add(flag.key)
+  const reads = { person: new Set<number>(), group: new Set<number>(), continuity: new Set<number>() }
+  flags.forEach((flag, i) => {
+    if (!flag.active) return
+    if (flag.ensureExperienceContinuity) reads.continuity.add(i)
+    if (flag.filters.aggregation_group_type_index != null) reads.group.add(i)
+    if (flag.filters.feature_enrollment) reads.person.add(i)
     for (const { filter, aggregation } of flagFilters(flag.filters)) {
-      if (filter.type === 'flag') {
-        const target = keyById.get(String(filter.key)) ?? String(filter.key)
-        dependsOn.set(flag.key, [...(dependsOn.get(flag.key) ?? []), target])
-      } else if (filter.type === 'cohort') personFlags.add(flag.key)
-      else if (filter.type === 'group' || aggregation !== null) groupFlags.add(flag.key)
-      else personFlags.add(flag.key)
+      if (filter.type === 'flag') continue
+      if (filter.type === 'cohort') reads.person.add(i)
+      else if (filter.type === 'group' || aggregation !== null) reads.group.add(i)
+      else reads.person.add(i)
     }
-  }
+  })
   // A flag that depends on one reading stored data reads it too.
-  for (let changed = true; changed; ) {
-    changed = false
-    for (const [key, targets] of dependsOn) {
-      for (const set of [personFlags, groupFlags, continuityFlags]) {
-        if (!set.has(key) && targets.some((t) => set.has(t))) {
-          set.add(key)
-          changed = true
-        }
-      }
-    }
-  }
+  const graph = dependencyGraph(flags)
+  const activeKeys = (seeds: Set<number>) =>
+    new Set([...withDependents(graph, seeds)].filter((i) => flags[i]!.active).map((i) => flags[i]!.key))
+  const personFlags = activeKeys(reads.person)
+  const groupFlags = activeKeys(reads.group)
+  const continuityFlags = activeKeys(reads.continuity)
   return { projectId, flags, cohorts, groupTypes, compiled, personFlags, groupFlags, continuityFlags, groupTypeMapping }
 }

@@ -5,7 +5,7 @@ import type { Cohort } from '../cohorts/cohort-types.ts'
 import type { FeatureFlagStore } from './feature-flag-store.ts'
 import type { FeatureFlag, FeatureFlagWrite } from './feature-flag-types.ts'
 import { validateFilters, validateKey, type FilterContext } from './feature-flag-validation.ts'
-import { flagFilters } from '../../domain/flags/flag-filters.ts'
+import { dependencyGraph } from '../../domain/flags/flag-dependencies.ts'
 
 export interface FlagListQuery {
   active?: string
@@ -93,9 +93,10 @@ export function createFeatureFlagService(store: FeatureFlagStore, deps: FeatureF
   }
 
   async function refuseDeletingDependency(project: Project, flag: FeatureFlag) {
-    const dependents = (await deps.reads.liveFlags(project.id)).filter(
-      (f) => f.active && f.id !== flag.id && flagFilters(f.filters).some(({ filter }) => filter.type === 'flag' && Number(filter.key) === flag.id),
-    )
+    const flags = await deps.reads.liveFlags(project.id)
+    const graph = dependencyGraph(flags)
+    const self = flags.findIndex((f) => f.id === flag.id)
+    const dependents = self < 0 ? [] : flags.filter((f, i) => f.active && i !== self && graph[i]!.includes(self))
     if (dependents.length > 0) {
       const keys = dependents.map((f) => f.key).join(', ')
       throw validationError(null, `Cannot delete this feature flag because other active flags depend on it: ${keys}`, 'invalid_input')

@@ -5,6 +5,7 @@ import { validationError } from '../../shared/errors.ts'
 import type { Cohort } from '../cohorts/cohort-types.ts'
 import { flagFilters } from '../../domain/flags/flag-filters.ts'
 import { KNOWN_OPERATORS } from '../../domain/properties/property-operators.ts'
+import { dependencyGraph, withDependents } from '../../domain/flags/flag-dependencies.ts'
 
 // PostHog's FeatureFlagSerializer rules (posthog/api/feature_flag.py): every failure is a 400
 // validation_error; `attr` is `key` or `filters` as there.
@@ -118,16 +119,13 @@ function validateFlagDependency(p: PropertyFilter, ctx: FilterContext): void {
   const id = Number(p.key)
   if (!Number.isInteger(id) || !ctx.flags.has(id)) throw invalid(`Flag dependency references non-existent flag with ID ${p.key}`)
   if (id === ctx.selfId) throw invalid('Circular dependency detected: a flag cannot depend on itself')
-  // Walk the dependency graph from the target: reaching this flag again is a cycle.
-  const seen = new Set<number>()
-  const stack = [id]
-  while (stack.length > 0) {
-    const current = stack.pop()!
-    if (current === ctx.selfId) throw invalid(`Circular dependency detected: ${ctx.flags.get(id)!.key}`)
-    if (seen.has(current)) continue
-    seen.add(current)
-    for (const { filter } of flagFilters(ctx.flags.get(current)?.filters ?? {})) {
-      if (filter.type === 'flag') stack.push(Number(filter.key))
+  // The target depending, directly or not, on this flag would close a cycle.
+  if (ctx.selfId !== null) {
+    const nodes = [...ctx.flags].map(([flagId, f]) => ({ id: flagId, ...f }))
+    const self = nodes.findIndex((n) => n.id === ctx.selfId)
+    const target = nodes.findIndex((n) => n.id === id)
+    if (self >= 0 && withDependents(dependencyGraph(nodes), [self]).has(target)) {
+      throw invalid(`Circular dependency detected: ${ctx.flags.get(id)!.key}`)
     }
   }
 }
