@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createPersonCache } from './person-cache.ts'
 import type { PersonDataReader, PersonDataWriter, StoredPerson } from '../persons/person-data-store.ts'
+import { manualClock } from '../../shared/clock.ts'
 
 /** An in-memory store counting its reads: the cache is judged by what reaches the store. */
 function countingStore() {
@@ -116,9 +117,13 @@ test('person cache: invalidateProject forgets only that project', async () => {
 
 test('person cache: entries older than the ttl are read again', async () => {
   const s = countingStore()
-  const cache = createPersonCache(s.store, { maxEntries: 10, ttlMs: 0 })
+  const clock = manualClock()
+  const cache = createPersonCache(s.store, { maxEntries: 10, ttlMs: 1000, clock })
   await cache.getPersons(1, ['a'])
-  await new Promise((r) => setTimeout(r, 5))
+  clock.advance(999)
+  await cache.getPersons(1, ['a'])
+  assert.equal(s.reads.length, 1)
+  clock.advance(2)
   await cache.getPersons(1, ['a'])
   assert.equal(s.reads.length, 2)
 })

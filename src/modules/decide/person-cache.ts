@@ -1,6 +1,9 @@
 import type { GroupRef, PersonDataReader, PersonDataWriter, StoredPerson } from '../persons/person-data-store.ts'
+import { systemClock, type Clock } from '../../shared/clock.ts'
 
 export interface PersonCacheOptions {
+  /** Reads the time for expiry (default: the system clock). */
+  clock?: Clock
   /** Most entries kept (persons and groups, known and unknown alike); least recently used go first. */
   maxEntries: number
   /**
@@ -53,6 +56,7 @@ function createLru<V>(max: number, ttlMs: number) {
  * `invalidateProject` drops a project's entries (static cohort membership changed).
  */
 export function createPersonCache(store: PersonDataReader & PersonDataWriter, opts: PersonCacheOptions) {
+  const clock = opts.clock ?? systemClock
   const persons = createLru<StoredPerson>(opts.maxEntries, opts.ttlMs)
   const groups = createLru<Record<string, unknown>>(opts.maxEntries, opts.ttlMs)
   const personKey = (projectId: number, withCohorts: boolean, distinctId: string) => `${projectId}:${withCohorts ? 1 : 0}:${distinctId}`
@@ -70,7 +74,7 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
   const cached: PersonDataReader & PersonDataWriter = {
     ...store,
     async getPersons(projectId, distinctIds, o = {}) {
-      const now = Date.now()
+      const now = clock.now()
       const withCohorts = o.withCohorts ?? false
       const out = new Map<string, StoredPerson>()
       const missing: string[] = []
@@ -92,7 +96,7 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
       return out
     },
     async getGroups(projectId, refs) {
-      const now = Date.now()
+      const now = clock.now()
       const out = new Map<string, Record<string, unknown>>()
       const missing: GroupRef[] = []
       for (const r of refs) {
@@ -148,7 +152,7 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
       const page = await store.scanPersons(projectId, { beforePersonId: before, limit: o.chunk, withCohorts: o.withCohorts })
       if (o.shouldStop()) break
       if (seen !== epoch && retries++ < 3) continue
-      const now = Date.now()
+      const now = clock.now()
       if (seen === epoch) {
         for (const { distinctId, person } of page.persons) {
           const key = personKey(projectId, o.withCohorts, distinctId)
@@ -176,7 +180,7 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
      * known-absent id), undefined when the store has to be asked.
      */
     peekPerson(projectId: number, withCohorts: boolean, distinctId: string): { value: StoredPerson | undefined } | undefined {
-      const hit = persons.get(personKey(projectId, withCohorts, distinctId), Date.now())
+      const hit = persons.get(personKey(projectId, withCohorts, distinctId), clock.now())
       if (hit === undefined) return undefined
       stats.hits++
       return hit

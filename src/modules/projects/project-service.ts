@@ -2,6 +2,7 @@ import { AppError } from '../../shared/errors.ts'
 import { generateToken, hashSecret, maskSecret } from '../../shared/ids.ts'
 import type { ProjectStore } from './project-store.ts'
 import type { Project, User } from './project-types.ts'
+import { systemClock, type Clock } from '../../shared/clock.ts'
 
 export interface BootstrapResult {
   created: boolean
@@ -20,7 +21,7 @@ const NEGATIVE_MAX = 10_000
  * resolve their key without a database query; a token not in memory is looked up once and a miss
  * is remembered for 30 s (so a flood of bad keys cannot turn into a flood of queries).
  */
-export function createProjectService(store: ProjectStore) {
+export function createProjectService(store: ProjectStore, clock: Clock = systemClock) {
   const byToken = new Map<string, Project>()
   const missingTokens = new Map<string, number>()
   const userByKeyHash = new Map<string, User>()
@@ -66,12 +67,12 @@ export function createProjectService(store: ProjectStore) {
       const hit = byToken.get(token)
       if (hit) return hit
       const missedAt = missingTokens.get(token)
-      if (missedAt !== undefined && Date.now() - missedAt < NEGATIVE_TTL_MS) return null
+      if (missedAt !== undefined && clock.now() - missedAt < NEGATIVE_TTL_MS) return null
       const found = await store.findProjectByToken(token)
       if (found) remember(found)
       else {
         if (missingTokens.size >= NEGATIVE_MAX) missingTokens.clear()
-        missingTokens.set(token, Date.now())
+        missingTokens.set(token, clock.now())
       }
       return found
     },
