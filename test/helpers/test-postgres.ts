@@ -27,3 +27,26 @@ export async function createTestDatabase(t: TestContext): Promise<string> {
   url.pathname = `/${name}`
   return url.toString()
 }
+
+/**
+ * A new, empty database on the test server for a whole test file (one `before`/`after` pair), so
+ * that many tests share one database and clear it between them. Same `test`-token guard.
+ */
+export async function createFileTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new URL(TEST_POSTGRES_URL)
+  if (!/test/.test(admin.pathname)) throw new Error(`refusing to use ${admin.pathname}: TEST_POSTGRES_URL must name a *test* database`)
+  const name = `tally_test_${randomBytes(6).toString('hex')}`
+  const run = async (sql: string) => {
+    const c = new pg.Client({ connectionString: TEST_POSTGRES_URL })
+    await c.connect()
+    try {
+      await c.query(sql)
+    } finally {
+      await c.end()
+    }
+  }
+  await run(`CREATE DATABASE ${name}`)
+  const url = new URL(TEST_POSTGRES_URL)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
