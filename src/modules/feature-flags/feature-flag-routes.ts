@@ -1,9 +1,11 @@
-import { pathId } from '../../http/drf-fields.ts'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { pathId, readBody } from '../../http/drf-fields.ts'
+import { addRoute, refuseDelete } from '../../http/route-paths.ts'
+import { parseFlagBody } from './feature-flag-schemas.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
-import { AppError } from '../../shared/errors.ts'
 import type { FlagFilters } from '../../domain/flags/flag-types.ts'
-import type { FeatureFlagService, FlagListQuery } from './feature-flag-service.ts'
+import type { FeatureFlagService } from './feature-flag-service.ts'
+import type { FlagListQuery } from './feature-flag-store.ts'
 import type { FeatureFlag } from './feature-flag-types.ts'
 
 /** `is_simple_flag`: one condition, no properties, not aggregated by group (PostHog's definition). */
@@ -61,47 +63,45 @@ export function toFlagJson(f: FeatureFlag, cohortNames: ReadonlyMap<number, stri
   }
 }
 
-function listQuery(req: FastifyRequest): FlagListQuery {
-  const q = req.query as Record<string, string | undefined>
-  const createdById = q.created_by_id !== undefined && /^\d+$/.test(q.created_by_id) ? Number(q.created_by_id) : undefined
-  return { active: q.active, search: q.search, createdById, type: q.type, evaluationRuntime: q.evaluation_runtime, order: q.order }
-}
+const FLAG_TYPES = ['boolean', 'multivariant', 'experiment', 'remote_config'] as const
 
-function bodyOf(req: FastifyRequest): Record<string, unknown> {
-  const body = req.body
-  if (body === undefined || body === null) return {}
-  if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_input', 'Invalid data. Expected a dictionary.')
-  return body as Record<string, unknown>
+/** The list filters from the query string; values PostHog ignores (an unknown type, a bad id) are ignored here too. */
+function listQuery(req: FastifyRequest): FlagListQuery {
+  const q = req.query as Record<string, unknown>
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
+  const createdById = text(q.created_by_id)
+  return {
+    active: q.active === 'true' ? true : q.active === 'false' ? false : undefined,
+    search: text(q.search),
+    createdById: createdById && /^\d{1,9}$/.test(createdById) ? Number(createdById) : undefined,
+    type: FLAG_TYPES.find((t) => t === q.type),
+    evaluationRuntime: text(q.evaluation_runtime),
+    order: text(q.order),
+  }
 }
 
 /** `/api/projects/:project_id/feature_flags/`: PostHog's flag management API (private scope). */
 export async function featureFlagRoutes(app: FastifyInstance, opts: { flags: FeatureFlagService }) {
-  const base = '/api/projects/:project_id/feature_flags'
-  const names = (projectId: number) => opts.flags.cohortNames(projectId)
-  const refuseDelete = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(405).send()
+  const base = '/api/projects/:project_id/feature_flags/'
+  const { flags } = opts
+  const names = (projectId: number) => flags.cohortNames(projectId)
 
-  for (const path of [base, `${base}/`]) {
-    app.get(path, async (req) => {
-      const page = readPage(req)
-      const all = await opts.flags.list(req.project, listQuery(req))
-      const cohortNames = await names(req.project.id)
-      return paginate(req, page, all.length, all.slice(page.offset, page.offset + page.limit).map((f) => toFlagJson(f, cohortNames)))
-    })
-    app.post(path, async (req, reply) => {
-      const flag = await opts.flags.create(req.project, req.user, bodyOf(req))
-      return reply.code(201).send(toFlagJson(flag, await names(req.project.id)))
-    })
-  }
-  for (const path of [`${base}/:id`, `${base}/:id/`]) {
-    app.get(path, async (req) => toFlagJson(await opts.flags.get(req.project, pathId(req)), await names(req.project.id)))
-    app.patch(path, async (req) => {
-      const flag = await opts.flags.update(req.project, req.user, pathId(req), bodyOf(req))
+  addRoute(app, 'GET', base, async (req) => {
+    const page = readPage(req)
+    const { count, rows } = await flags.list(req.project, listQuery(req), page)
+    const cohortNames = await names(req.project.id)
+    return paginate(req, page, count, rows.map((f) => toFlagJson(f, cohortNames)))
+  })
+  addRoute(app, 'POST', base, async (req, reply) => {
+    const flag = await flags.create(req.project, req.user, parseFlagBody(readBody(req.body), { create: true }))
+    return reply.code(201).send(toFlagJson(flag, await names(req.project.id)))
+  })
+  addRoute(app, 'GET', `${base}:id/`, async (req) => toFlagJson(await flags.get(req.project, pathId(req)), await names(req.project.id)))
+  for (const method of ['PATCH', 'PUT'] as const) {
+    addRoute(app, method, `${base}:id/`, async (req) => {
+      const flag = await flags.update(req.project, req.user, pathId(req), parseFlagBody(readBody(req.body), { create: false }))
       return toFlagJson(flag, await names(req.project.id))
     })
-    app.put(path, async (req) => {
-      const flag = await opts.flags.update(req.project, req.user, pathId(req), bodyOf(req))
-      return toFlagJson(flag, await names(req.project.id))
-    })
-    app.delete(path, refuseDelete)
   }
+  addRoute(app, 'DELETE', `${base}:id/`, refuseDelete)
 }

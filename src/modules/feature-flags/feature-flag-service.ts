@@ -2,21 +2,14 @@ import type { FlagFilters } from '../../domain/flags/flag-types.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 import type { Project, User } from '../projects/project-types.ts'
 import type { Cohort } from '../cohorts/cohort-types.ts'
-import type { FeatureFlagStore } from './feature-flag-store.ts'
+import type { FeatureFlagStore, FlagListQuery } from './feature-flag-store.ts'
+import type { Page } from '../../shared/page.ts'
 import type { FeatureFlag, FeatureFlagWrite } from './feature-flag-types.ts'
-import { validateFilters, validateKey, type FilterContext } from './feature-flag-validation.ts'
+import { validateFilters, type FilterContext } from './feature-flag-validation.ts'
+import type { FlagBody } from './feature-flag-schemas.ts'
 import { dependencyGraph } from '../../domain/flags/flag-dependencies.ts'
 
-export interface FlagListQuery {
-  active?: string
-  search?: string
-  createdById?: number
-  type?: string
-  evaluationRuntime?: string
-  order?: string
-}
 
-const RUNTIMES = ['server', 'client', 'all']
 /**
  * What validation reads of the project's other flags and cohorts (dependencies, cohort conditions).
  * The composition root answers from the decide read model, so no query per write.
@@ -55,40 +48,25 @@ export function createFeatureFlagService(store: FeatureFlagStore, deps: FeatureF
     }
   }
 
-  async function readWrite(projectId: number, body: Record<string, unknown>, existing: FeatureFlag | null): Promise<FeatureFlagWrite> {
-    const has = (k: string) => Object.prototype.hasOwnProperty.call(body, k)
-    const key = existing && !has('key') ? existing.key : validateKey(body.key)
-    let rawFilters: unknown = has('filters') ? body.filters : (existing?.filters ?? {})
-    if (existing && has('filters') && rawFilters && typeof rawFilters === 'object' && !('groups' in rawFilters)) {
-      rawFilters = { ...existing.filters, ...rawFilters } // PostHog keeps the stored conditions on a PATCH without `groups`
+  /** The flag to write: the body's fields over the existing flag's, filters validated in the project's context. */
+  async function toWrite(projectId: number, body: FlagBody, existing: FeatureFlag | null): Promise<FeatureFlagWrite> {
+    let rawFilters: unknown = body.filters ?? existing?.filters ?? {}
+    if (existing && body.filters && !('groups' in body.filters)) {
+      rawFilters = { ...existing.filters, ...body.filters } // PostHog keeps the stored conditions on a PATCH without `groups`
     }
-    if (!existing && has('rollout_percentage') && rawFilters && typeof rawFilters === 'object' && !('groups' in rawFilters)) {
-      rawFilters = { ...rawFilters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage ?? null }] }
+    if (!existing && body.rolloutPercentage !== undefined && !('groups' in (rawFilters as object))) {
+      rawFilters = { ...(rawFilters as object), groups: [{ properties: [], rollout_percentage: body.rolloutPercentage ?? null }] }
     }
-    if (rawFilters && typeof rawFilters === 'object' && Object.keys(rawFilters).length === 0) rawFilters = DEFAULT_FILTERS
-    const filters = validateFilters(rawFilters, await filterContext(projectId, existing?.id ?? null))
-    const bool = (k: string, fallback: boolean) => {
-      if (!has(k)) return fallback
-      if (typeof body[k] !== 'boolean') throw validationError(k, 'Must be a valid boolean.', 'invalid')
-      return body[k] as boolean
-    }
-    const name = has('name') ? body.name : (existing?.name ?? '')
-    if (typeof name !== 'string') throw validationError('name', 'Not a valid string.', 'invalid')
-    const tags = has('tags') ? body.tags : (existing?.tags ?? [])
-    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw validationError('tags', 'Expected a list of items.', 'not_a_list')
-    const runtime = has('evaluation_runtime') ? body.evaluation_runtime : (existing?.evaluationRuntime ?? 'all')
-    if (typeof runtime !== 'string' || !RUNTIMES.includes(runtime)) {
-      throw validationError('evaluation_runtime', `"${String(runtime)}" is not a valid choice.`, 'invalid_choice')
-    }
+    if (Object.keys(rawFilters as object).length === 0) rawFilters = DEFAULT_FILTERS
     return {
-      key,
-      name,
-      filters,
-      active: bool('active', existing?.active ?? true),
-      deleted: bool('deleted', existing?.deleted ?? false),
-      ensureExperienceContinuity: bool('ensure_experience_continuity', existing?.ensureExperienceContinuity ?? false),
-      tags: [...new Set(tags as string[])],
-      evaluationRuntime: runtime,
+      key: body.key ?? existing!.key,
+      name: body.name ?? existing?.name ?? '',
+      filters: validateFilters(rawFilters, await filterContext(projectId, existing?.id ?? null)),
+      active: body.active ?? existing?.active ?? true,
+      deleted: body.deleted ?? existing?.deleted ?? false,
+      ensureExperienceContinuity: body.ensureExperienceContinuity ?? existing?.ensureExperienceContinuity ?? false,
+      tags: body.tags ?? existing?.tags ?? [],
+      evaluationRuntime: body.evaluationRuntime ?? existing?.evaluationRuntime ?? 'all',
     }
   }
 
@@ -120,34 +98,22 @@ export function createFeatureFlagService(store: FeatureFlagStore, deps: FeatureF
       return new Map((await deps.reads.liveCohorts(projectId)).map((c) => [c.id, c.name]))
     },
 
-    async list(project: Project, q: FlagListQuery): Promise<FeatureFlag[]> {
-      let flags = await store.listLive(project.id)
-      if (q.active === 'true' || q.active === 'false') flags = flags.filter((f) => f.active === (q.active === 'true'))
-      if (q.createdById !== undefined) flags = flags.filter((f) => f.createdBy?.id === q.createdById)
-      if (q.search) {
-        const s = q.search.toLowerCase()
-        flags = flags.filter((f) => f.key.toLowerCase().includes(s) || f.name.toLowerCase().includes(s))
-      }
-      if (q.evaluationRuntime) flags = flags.filter((f) => f.evaluationRuntime === q.evaluationRuntime)
-      if (q.type === 'boolean') flags = flags.filter((f) => !(f.filters.multivariate?.variants?.length ?? 0))
-      if (q.type === 'multivariant') flags = flags.filter((f) => (f.filters.multivariate?.variants?.length ?? 0) > 0)
-      if (q.type === 'experiment' || q.type === 'remote_config') flags = []
-      if (q.order) flags = sortFlags(flags, q.order)
-      return flags
+    list(project: Project, q: FlagListQuery, page: Page): Promise<{ count: number; rows: FeatureFlag[] }> {
+      return store.list(project.id, q, page)
     },
     async get(project: Project, id: number): Promise<FeatureFlag> {
       const flag = Number.isSafeInteger(id) ? await store.get(project.id, id) : null
       if (!flag) throw new AppError('not_found', 'Not found.')
       return flag
     },
-    async create(project: Project, user: User, body: Record<string, unknown>): Promise<FeatureFlag> {
-      const flag = await readWrite(project.id, body, null)
+    async create(project: Project, user: User, body: FlagBody): Promise<FeatureFlag> {
+      const flag = await toWrite(project.id, body, null)
       await checkKeyFree(project.id, flag.key)
       return saved(project.id, () => store.insert({ projectId: project.id, userId: user.id, flag }))
     },
-    async update(project: Project, user: User, id: number, body: Record<string, unknown>): Promise<FeatureFlag> {
+    async update(project: Project, user: User, id: number, body: FlagBody): Promise<FeatureFlag> {
       const existing = await this.get(project, id)
-      const flag = await readWrite(project.id, body, existing)
+      const flag = await toWrite(project.id, body, existing)
       if (flag.key !== existing.key) {
         await checkKeyFree(project.id, flag.key, id)
         renameEnrollment(flag.filters, existing.key, flag.key)
@@ -165,14 +131,6 @@ function renameEnrollment(filters: FlagFilters, from: string, to: string) {
       if (p.key === `$feature_enrollment/${from}`) (p as { key: string }).key = `$feature_enrollment/${to}`
     }
   }
-}
-
-function sortFlags(flags: FeatureFlag[], order: string): FeatureFlag[] {
-  const desc = order.startsWith('-')
-  const field = desc ? order.slice(1) : order
-  const value = (f: FeatureFlag): string | number =>
-    field === 'key' ? f.key : field === 'name' ? f.name : field === 'updated_at' ? f.updatedAt.getTime() : f.createdAt.getTime()
-  return [...flags].sort((a, b) => (value(a) < value(b) ? -1 : value(a) > value(b) ? 1 : 0) * (desc ? -1 : 1))
 }
 
 export type FeatureFlagService = ReturnType<typeof createFeatureFlagService>

@@ -11,18 +11,6 @@ import { dependencyGraph, withDependents } from '../../domain/flags/flag-depende
 // validation_error; `attr` is `key` or `filters` as there.
 
 const STRING_VALUE_OPERATORS = new Set(['regex', 'not_regex', 'icontains', 'not_icontains', 'gt', 'gte', 'lt', 'lte'])
-const KEY_PATTERN = /^[a-zA-Z0-9_-]+$/
-
-/** `key`: required, non-blank, letters/digits/`-`/`_` only. Uniqueness is the caller's check. */
-export function validateKey(key: unknown): string {
-  if (key === undefined) throw validationError('key', 'This field is required.', 'required')
-  if (key === null) throw validationError('key', 'This field may not be null.', 'null')
-  if (typeof key !== 'string') throw validationError('key', 'Not a valid string.', 'invalid')
-  if (key.trim() === '') throw validationError('key', 'This field may not be blank.', 'blank')
-  if (key.length > 400) throw validationError('key', 'Ensure this field has no more than 400 characters.', 'max_length')
-  if (!KEY_PATTERN.test(key)) throw validationError('key', 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.', 'invalid_key')
-  return key
-}
 
 export interface FilterContext {
   /** Live cohorts of the project, by id. */

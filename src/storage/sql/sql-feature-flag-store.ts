@@ -1,4 +1,4 @@
-import type { FeatureFlagStore } from '../../modules/feature-flags/feature-flag-store.ts'
+import type { FeatureFlagStore, FlagListQuery } from '../../modules/feature-flags/feature-flag-store.ts'
 import type { FeatureFlag, FeatureFlagWrite } from '../../modules/feature-flags/feature-flag-types.ts'
 import type { SqlClient } from './sql-client.ts'
 import { toUserSummary, userSummarySql } from './sql-user-summary.ts'
@@ -33,6 +33,34 @@ function writeParams(f: FeatureFlagWrite): unknown[] {
   return [f.key, f.name, JSON.stringify(f.filters), f.active, f.deleted, f.ensureExperienceContinuity, JSON.stringify(f.tags), f.evaluationRuntime]
 }
 
+const ORDER_COLUMNS: Record<string, string> = { key: 'f.key', name: 'f.name', created_at: 'f.created_at', updated_at: 'f.updated_at' }
+const VARIANTS = `(CASE WHEN jsonb_typeof(f.filters->'multivariate'->'variants') = 'array'
+  THEN jsonb_array_length(f.filters->'multivariate'->'variants') ELSE 0 END)`
+
+/** The WHERE clause and parameters of a list query (values always as parameters). */
+function listWhere(projectId: number, q: FlagListQuery): { where: string; params: unknown[] } {
+  const params: unknown[] = [projectId]
+  const where = ['f.project_id = $1', 'NOT f.deleted']
+  const param = (v: unknown) => `$${params.push(v)}`
+  if (q.active !== undefined) where.push(`f.active = ${param(q.active)}`)
+  if (q.createdById !== undefined) where.push(`f.created_by = ${param(q.createdById)}`)
+  if (q.evaluationRuntime) where.push(`f.evaluation_runtime = ${param(q.evaluationRuntime)}`)
+  if (q.search) {
+    const pattern = param(`%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+    where.push(`(f.key ILIKE ${pattern} OR f.name ILIKE ${pattern})`)
+  }
+  if (q.type === 'boolean') where.push(`${VARIANTS} = 0`)
+  if (q.type === 'multivariant') where.push(`${VARIANTS} > 0`)
+  if (q.type === 'experiment' || q.type === 'remote_config') where.push('false')
+  return { where: where.join(' AND '), params }
+}
+
+function orderBy(order: string | undefined): string {
+  const desc = order?.startsWith('-') ?? true
+  const column = (order && ORDER_COLUMNS[order.replace(/^-/, '')]) || 'f.created_at'
+  return `${column} ${desc ? 'DESC' : 'ASC'}, f.id ${desc ? 'DESC' : 'ASC'}`
+}
+
 /** FeatureFlagStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
 export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
   async function byId(q: SqlClient, projectId: number, id: number): Promise<FeatureFlag | null> {
@@ -43,6 +71,13 @@ export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
     async listLive(projectId) {
       const rows = await db.query(`${SELECT} WHERE f.project_id = $1 AND NOT f.deleted ORDER BY f.created_at DESC, f.id DESC`, [projectId])
       return rows.map(toFlag)
+    },
+    async list(projectId, query, page) {
+      const { where, params } = listWhere(projectId, query)
+      const [{ count }] = await db.query<{ count: string }>(`SELECT count(*) AS count FROM feature_flags f WHERE ${where}`, params)
+      const n = params.length
+      const rows = await db.query(`${SELECT} WHERE ${where} ORDER BY ${orderBy(query.order)} LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, page.limit, page.offset])
+      return { count: Number(count), rows: rows.map(toFlag) }
     },
     get: (projectId, id) => byId(db, projectId, id),
     async keyExists(projectId, key, exceptId) {
