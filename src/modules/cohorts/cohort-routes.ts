@@ -1,7 +1,8 @@
-import { pathId } from '../../http/drf-fields.ts'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import { pathId, readBody } from '../../http/drf-fields.ts'
+import { addRoute, refuseDelete } from '../../http/route-paths.ts'
+import { parseCohortBody, parsePersonIds } from './cohort-schemas.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
-import { AppError } from '../../shared/errors.ts'
 import type { CohortService } from './cohort-service.ts'
 import type { Cohort } from './cohort-types.ts'
 
@@ -26,31 +27,24 @@ export function toCohortJson(c: Cohort) {
   }
 }
 
-function bodyOf(req: FastifyRequest): Record<string, unknown> {
-  const body = req.body
-  if (body === undefined || body === null) return {}
-  if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_input', 'Invalid data. Expected a dictionary.')
-  return body as Record<string, unknown>
-}
-
-
 /** `/api/projects/:project_id/cohorts/` (private scope). DELETE is refused: soft delete with `deleted: true`. */
 export async function cohortRoutes(app: FastifyInstance, opts: { cohorts: CohortService }) {
-  const base = '/api/projects/:project_id/cohorts'
-  for (const path of [base, `${base}/`]) {
-    app.get(path, async (req) => {
-      const page = readPage(req)
-      const all = await opts.cohorts.list(req.project)
-      return paginate(req, page, all.length, all.slice(page.offset, page.offset + page.limit).map(toCohortJson))
-    })
-    app.post(path, async (req, reply) => reply.code(201).send(toCohortJson(await opts.cohorts.create(req.project, req.user, bodyOf(req)))))
-  }
-  for (const path of [`${base}/:id`, `${base}/:id/`]) {
-    app.get(path, async (req) => toCohortJson(await opts.cohorts.get(req.project, pathId(req))))
-    app.patch(path, async (req) => toCohortJson(await opts.cohorts.update(req.project, pathId(req), bodyOf(req))))
-    app.delete(path, async (_req, reply) => reply.code(405).send())
-  }
-  for (const path of [`${base}/:id/add_persons_to_static_cohort`, `${base}/:id/add_persons_to_static_cohort/`]) {
-    app.patch(path, async (req) => toCohortJson(await opts.cohorts.addPersons(req.project, pathId(req), bodyOf(req).person_ids)))
-  }
+  const base = '/api/projects/:project_id/cohorts/'
+  const { cohorts } = opts
+
+  addRoute(app, 'GET', base, async (req) => {
+    const page = readPage(req)
+    const { count, rows } = await cohorts.list(req.project, page)
+    return paginate(req, page, count, rows.map(toCohortJson))
+  })
+  addRoute(app, 'POST', base, async (req, reply) => {
+    const cohort = await cohorts.create(req.project, req.user, parseCohortBody(readBody(req.body)))
+    return reply.code(201).send(toCohortJson(cohort))
+  })
+  addRoute(app, 'GET', `${base}:id/`, async (req) => toCohortJson(await cohorts.get(req.project, pathId(req))))
+  addRoute(app, 'PATCH', `${base}:id/`, async (req) => toCohortJson(await cohorts.update(req.project, pathId(req), parseCohortBody(readBody(req.body)))))
+  addRoute(app, 'DELETE', `${base}:id/`, refuseDelete)
+  addRoute(app, 'PATCH', `${base}:id/add_persons_to_static_cohort/`, async (req) =>
+    toCohortJson(await cohorts.addPersons(req.project, pathId(req), parsePersonIds(readBody(req.body)))),
+  )
 }

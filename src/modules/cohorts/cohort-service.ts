@@ -5,6 +5,8 @@ import { KNOWN_OPERATORS } from '../../domain/properties/property-operators.ts'
 import type { Project, User } from '../projects/project-types.ts'
 import type { CohortStore } from './cohort-store.ts'
 import type { Cohort, CohortWrite } from './cohort-types.ts'
+import type { CohortBody } from './cohort-schemas.ts'
+import type { Page } from '../../shared/page.ts'
 
 const LEAF_TYPES = new Set(['person', 'cohort', 'behavioral', 'static-cohort'])
 const invalid = (detail: string, attr = 'filters') => validationError(attr, detail, 'invalid_input')
@@ -40,38 +42,38 @@ export function distinctIdsFromCsv(csv: string): string[] {
  * static cohorts whose members are uploaded by distinct id (CSV text, `distinct_ids`) or person UUID.
  */
 export function createCohortService(store: CohortStore, persons: PersonDataWriter, onChange: (projectId: number) => void) {
-  async function readWrite(project: Project, body: Record<string, unknown>, existing: Cohort | null): Promise<CohortWrite> {
-    const has = (k: string) => Object.prototype.hasOwnProperty.call(body, k)
-    const name = has('name') ? body.name : (existing?.name ?? '')
-    if (typeof name !== 'string') throw validationError('name', 'Not a valid string.', 'invalid')
-    const description = has('description') ? body.description : (existing?.description ?? '')
-    if (typeof description !== 'string') throw validationError('description', 'Not a valid string.', 'invalid')
-    const isStatic = has('is_static') ? body.is_static === true : (existing?.isStatic ?? false)
+  /** The cohort to write: the body's fields over the existing cohort's, property groups checked against the project. */
+  async function toWrite(project: Project, body: CohortBody, existing: Cohort | null): Promise<CohortWrite> {
+    const isStatic = body.isStatic ?? existing?.isStatic ?? false
     let filters = existing?.filters ?? null
-    if (has('filters') && body.filters != null) {
+    if (body.filters != null) {
       const f = body.filters as { properties?: PropertyGroup }
-      if (typeof f !== 'object' || !f.properties || !isPropertyGroup(f.properties)) throw invalid('Filters must be {"properties": {"type": "AND"|"OR", "values": [...]}}')
+      if (!f.properties || !isPropertyGroup(f.properties)) throw invalid('Filters must be {"properties": {"type": "AND"|"OR", "values": [...]}}')
       const ids = new Set((await store.listLive(project.id)).map((c) => c.id))
       validatePropertyGroup(f.properties, ids)
       filters = { properties: f.properties }
     }
-    const groups = has('groups') ? body.groups : (existing?.groups ?? [])
-    if (!Array.isArray(groups)) throw validationError('groups', 'Expected a list of items.', 'not_a_list')
-    const deleted = has('deleted') ? body.deleted === true : (existing?.deleted ?? false)
-    return { name, description, filters: isStatic ? null : filters, groups, isStatic, deleted }
+    return {
+      name: body.name ?? existing?.name ?? '',
+      description: body.description ?? existing?.description ?? '',
+      filters: isStatic ? null : filters,
+      groups: body.groups ?? existing?.groups ?? [],
+      isStatic,
+      deleted: body.deleted ?? existing?.deleted ?? false,
+    }
   }
 
-  async function addMembersFromBody(project: Project, cohort: Cohort, body: Record<string, unknown>) {
-    const distinctIds: string[] = []
-    if (typeof body.csv === 'string') distinctIds.push(...distinctIdsFromCsv(body.csv))
-    if (Array.isArray(body.distinct_ids)) distinctIds.push(...body.distinct_ids.filter((d): d is string => typeof d === 'string'))
-    const uuids = Array.isArray(body._create_static_person_ids) ? body._create_static_person_ids.map(String) : []
+  async function addMembers(project: Project, cohort: Cohort, members: { distinctIds?: string[]; personUuids?: string[] }) {
+    const distinctIds = members.distinctIds ?? []
+    const uuids = members.personUuids ?? []
     if (distinctIds.length === 0 && uuids.length === 0) return
     if (!cohort.isStatic) throw validationError('csv', 'Persons can only be added to static cohorts.', 'invalid_input')
     const personIds = [...(await persons.ensurePersons(project.id, distinctIds)).values()]
     personIds.push(...(await persons.findPersonIdsByUuid(project.id, uuids)))
     await store.addMembers(cohort.id, personIds)
   }
+
+  const membersOf = (body: CohortBody) => ({ distinctIds: [...(body.csv ? distinctIdsFromCsv(body.csv) : []), ...(body.distinctIds ?? [])] })
 
   async function get(project: Project, id: number): Promise<Cohort> {
     const cohort = Number.isSafeInteger(id) ? await store.get(project.id, id) : null
@@ -80,26 +82,25 @@ export function createCohortService(store: CohortStore, persons: PersonDataWrite
   }
 
   return {
-    list: (project: Project) => store.listLive(project.id),
+    list: (project: Project, page: Page) => store.list(project.id, page),
     get,
-    async create(project: Project, user: User, body: Record<string, unknown>): Promise<Cohort> {
-      const cohort = await store.insert({ projectId: project.id, userId: user.id, cohort: await readWrite(project, body, null) })
-      await addMembersFromBody(project, cohort, body)
+    async create(project: Project, user: User, body: CohortBody): Promise<Cohort> {
+      const cohort = await store.insert({ projectId: project.id, userId: user.id, cohort: await toWrite(project, body, null) })
+      await addMembers(project, cohort, membersOf(body))
       onChange(project.id)
       return get(project, cohort.id)
     },
-    async update(project: Project, id: number, body: Record<string, unknown>): Promise<Cohort> {
+    async update(project: Project, id: number, body: CohortBody): Promise<Cohort> {
       const existing = await get(project, id)
-      const cohort = await store.update({ projectId: project.id, id, cohort: await readWrite(project, body, existing) })
-      await addMembersFromBody(project, cohort, body)
+      const cohort = await store.update({ projectId: project.id, id, cohort: await toWrite(project, body, existing) })
+      await addMembers(project, cohort, membersOf(body))
       onChange(project.id)
       return get(project, id)
     },
-    /** PostHog's `add_persons_to_static_cohort`: person UUIDs in `person_ids`. */
-    async addPersons(project: Project, id: number, personUuids: unknown): Promise<Cohort> {
+    /** PostHog's `add_persons_to_static_cohort`: persons by UUID. */
+    async addPersons(project: Project, id: number, personUuids: string[]): Promise<Cohort> {
       const cohort = await get(project, id)
-      if (!Array.isArray(personUuids)) throw validationError('person_ids', 'This field is required.', 'required')
-      await addMembersFromBody(project, cohort, { _create_static_person_ids: personUuids })
+      await addMembers(project, cohort, { personUuids })
       onChange(project.id)
       return get(project, id)
     },

@@ -41,6 +41,11 @@ export function createSqlCohortStore(db: SqlClient): CohortStore {
     async listLive(projectId) {
       return (await db.query(`${SELECT} WHERE c.project_id = $1 AND NOT c.deleted ORDER BY c.id DESC`, [projectId])).map(toCohort)
     },
+    async list(projectId, page) {
+      const [{ count }] = await db.query<{ count: string }>('SELECT count(*) AS count FROM cohorts WHERE project_id = $1 AND NOT deleted', [projectId])
+      const rows = await db.query(`${SELECT} WHERE c.project_id = $1 AND NOT c.deleted ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [projectId, page.limit, page.offset])
+      return { count: Number(count), rows: rows.map(toCohort) }
+    },
     get: (projectId, id) => byId(db, projectId, id),
     async insert({ projectId, userId, cohort }) {
       const [row] = await db.query<{ id: number }>(
