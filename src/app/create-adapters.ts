@@ -12,6 +12,7 @@ import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import type { Stores } from './create-services.ts'
+import type { Logger } from 'pino'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const MIGRATIONS = {
@@ -20,13 +21,15 @@ export const MIGRATIONS = {
 }
 
 export interface OpenedStores extends Stores {
+  /** A cheap query per store (`/_ready`): resolves when the store answers. */
+  ping: Record<string, () => Promise<unknown>>
   close(): Promise<void>
 }
 
 /** Opens the configured stores and applies their migrations. The only place that picks adapters. */
 export async function createAdapters(
   config: Pick<Config, 'storage'>,
-  parts: { events?: boolean; metadataTemplate?: Blob } = {},
+  parts: { events?: boolean; metadataTemplate?: Blob; logger?: Logger } = {},
 ): Promise<OpenedStores> {
   const dir = config.storage.dataDir
   const metaDir = path.join(dir, 'metadata')
@@ -54,6 +57,7 @@ export async function createAdapters(
       queue: notOpened('event queue'),
       eventReads: notOpened('event read store'),
       deadLetters: notOpened('dead-letter store'),
+      ping: { metadata: () => meta.query('SELECT 1') },
       close: () => meta.close(),
     }
   }
@@ -62,13 +66,23 @@ export async function createAdapters(
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.instance.connect())
   const deadLetters = createDuckDbDeadLetterStore(await duck.instance.connect())
-  const queue = await openFileEventQueue({ dir: path.join(dir, 'queue') })
+  const queue = await openFileEventQueue({
+    dir: path.join(dir, 'queue'),
+    segmentBytes: config.storage.queueSegmentBytes,
+    logger: parts.logger?.child({ module: 'queue' }),
+  })
+  // Its own connection: the check never waits behind an ingestion batch.
+  const pingConnection = await duck.instance.connect()
   return {
     meta,
     events,
     queue,
     eventReads,
     deadLetters,
+    ping: {
+      metadata: () => meta.query('SELECT 1'),
+      events: () => pingConnection.run('SELECT 1'),
+    },
     async close() {
       // The queue first: it stops the ingestion worker after its in-flight batch.
       await queue.close()

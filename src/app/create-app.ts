@@ -9,6 +9,8 @@ import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
+import { createIngestionHealth, withQueueState, type IngestionHealth } from '../ingestion/ingestion-health.ts'
+import type { EventStore } from '../modules/events/event-store.ts'
 
 export interface TallyApp {
   http: FastifyInstance
@@ -17,31 +19,48 @@ export interface TallyApp {
   bootstrap: BootstrapResult
   /** The background fill of /decide's person cache (settles at once when disabled). */
   personCacheWarmUp: PersonCacheWarmUp['done']
+  /** Whether ingestion is blocked and why (what `/_ready` serves; a plain object). */
+  ingestionHealth(): IngestionHealth
   /** Stops HTTP first, then background work, then closes the stores. */
   close(): Promise<void>
 }
 
 /** The composition root: opens stores, builds services and the HTTP server. Does not listen. */
-export async function createApp(config: Config, logger: Logger, opts: { metadataTemplate?: Blob } = {}): Promise<TallyApp> {
+export async function createApp(
+  config: Config,
+  logger: Logger,
+  opts: {
+    metadataTemplate?: Blob
+    /** Test-only: wraps the event store port the ingestion worker writes to (outage tests). */
+    wrapEventStore?: (store: EventStore) => EventStore
+  } = {},
+): Promise<TallyApp> {
   let ready = false
-  const stores = await createAdapters(config, { metadataTemplate: opts.metadataTemplate })
+  const stores = await createAdapters(config, { metadataTemplate: opts.metadataTemplate, logger })
   try {
     const services = createServices(stores, logger, config)
     const bootstrap = await services.projects.bootstrap(config.bootstrap)
     await services.projects.warmUp()
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
+    const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
+    const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
     const pipeline = createIngestionPipeline({
-      events: stores.events,
+      events: opts.wrapEventStore ? opts.wrapEventStore(stores.events) : stores.events,
       deadLetters: stores.deadLetters,
       counters: services.ingestionCounters,
+      health,
+      isolateAfterAttempts: config.ingestion.isolateAfterAttempts,
       logger,
       steps: [createGroupTypesStep(services.groupTypes)],
     })
     stores.queue.consume(pipeline, {
       maxBatch: config.ingestion.maxBatchEvents,
       maxWaitMs: config.ingestion.flushIntervalMs,
+      retryDelayMs: config.ingestion.retryMinMs,
+      retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, metrics: createMetrics(services, stores.queue), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
+    const readiness = { ingestion: ingestionHealth, stores: stores.ping }
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: createMetrics(services, stores.queue), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache
@@ -58,6 +77,7 @@ export async function createApp(config: Config, logger: Logger, opts: { metadata
       services,
       bootstrap,
       personCacheWarmUp: warmUp?.done ?? Promise.resolve({ entries: 0, ms: 0 }),
+      ingestionHealth,
       close() {
         closing ??= (async () => {
           ready = false

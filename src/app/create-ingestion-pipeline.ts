@@ -3,6 +3,7 @@ import { createPipeline, type EventStep } from '../ingestion/pipeline.ts'
 import type { IngestionCounters } from '../ingestion/ingestion-counters.ts'
 import { createStoreEventsStep } from '../ingestion/steps/store-events-step.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
+import type { IngestionHealthTracker } from '../ingestion/ingestion-health.ts'
 import type { EventStore } from '../modules/events/event-store.ts'
 
 /**
@@ -13,6 +14,8 @@ export function createIngestionPipeline(deps: {
   events: EventStore
   deadLetters: DeadLetterStore
   counters: IngestionCounters
+  health?: IngestionHealthTracker
+  isolateAfterAttempts?: number
   logger: Logger
   steps?: EventStep[]
 }) {
@@ -22,6 +25,8 @@ export function createIngestionPipeline(deps: {
     store: createStoreEventsStep(deps.events),
     deadLetters: deps.deadLetters,
     counters: deps.counters,
+    health: deps.health,
+    isolateAfterAttempts: deps.isolateAfterAttempts,
     logger: deps.logger.child({ module: 'ingestion' }),
   })
 }

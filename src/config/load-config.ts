@@ -6,9 +6,20 @@ import { parseCrashAt } from '../shared/crash-points.ts'
 export interface Config {
   readonly http: HttpConfig
   /** `metadataUrl`: a PostgreSQL URL puts the MetaStore on that server instead of embedded PGlite. */
-  readonly storage: { readonly dataDir: string; readonly metadataUrl: string | null }
+  readonly storage: { readonly dataDir: string; readonly metadataUrl: string | null; readonly queueSegmentBytes: number }
   readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
-  readonly ingestion: { readonly flushIntervalMs: number; readonly maxBatchEvents: number }
+  /**
+   * `retryMinMs`/`retryMaxMs`: backoff of a batch the worker could not store (doubling, capped);
+   * `isolateAfterAttempts`: deliveries a batch may fail with an unclassified error before it is split
+   * to dead-letter the events at fault (store and disk failures are retried whole, without limit).
+   */
+  readonly ingestion: {
+    readonly flushIntervalMs: number
+    readonly maxBatchEvents: number
+    readonly retryMinMs: number
+    readonly retryMaxMs: number
+    readonly isolateAfterAttempts: number
+  }
   /**
    * `personCacheEntries`: size of the LRU of person/group properties that /decide reads;
    * `warmPersonCache`: fill it with the most recent persons in the background at start-up.
@@ -96,6 +107,8 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     storage: {
       dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),
       metadataUrl: env.TALLY_DATABASE_URL || null,
+      // The event queue starts a new segment file past this size (fully acknowledged ones are deleted).
+      queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
     },
     bootstrap: {
       projectApiKey: env.TALLY_PROJECT_API_KEY || null,
@@ -104,6 +117,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     ingestion: {
       flushIntervalMs: int('TALLY_FLUSH_INTERVAL_MS', env.TALLY_FLUSH_INTERVAL_MS, 5, 0, 10_000),
       maxBatchEvents: int('TALLY_MAX_BATCH_EVENTS', env.TALLY_MAX_BATCH_EVENTS, 10_000, 1),
+      retryMinMs: int('TALLY_INGEST_RETRY_MIN_MS', env.TALLY_INGEST_RETRY_MIN_MS, 250, 1, 600_000),
+      retryMaxMs: int('TALLY_INGEST_RETRY_MAX_MS', env.TALLY_INGEST_RETRY_MAX_MS, 30_000, 1, 3_600_000),
+      isolateAfterAttempts: int('TALLY_INGEST_ISOLATE_AFTER', env.TALLY_INGEST_ISOLATE_AFTER, 3, 1, 1000),
     },
     flags: {
       personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),
@@ -124,6 +140,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   }
   if (config.http.requestTimeoutMs > 0 && config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     problems.push('TALLY_HEADERS_TIMEOUT_MS must not be longer than TALLY_REQUEST_TIMEOUT_MS')
+  }
+  if (config.ingestion.retryMinMs > config.ingestion.retryMaxMs) {
+    problems.push('TALLY_INGEST_RETRY_MIN_MS must not be longer than TALLY_INGEST_RETRY_MAX_MS')
   }
   if (config.testing.crashAt && !parseCrashAt(config.testing.crashAt)) {
     problems.push(`TALLY_CRASH_AT must be <point>[:<nth>] with a known point, got "${config.testing.crashAt}"`)

@@ -4,6 +4,7 @@ import { installErrorHandler } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
 import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
+import { healthRoutes, type Readiness } from './health-routes.ts'
 import type { Registry } from 'prom-client'
 import { installConnectionCap, proxyBlockList } from './connection-cap.ts'
 import type { HttpConfig } from '../config/load-config.ts'
@@ -50,6 +51,8 @@ export interface ServerOptions {
   maxBodyBytes: number
   /** Answers `/_health` with 200 only once this returns true. */
   isReady: () => boolean
+  /** What `/_ready` checks besides `isReady` (ingestion state, store pings); see health-routes.ts. */
+  readiness?: Readiness
   /** What `/_metrics` serves (HTTP request metrics are added to it). */
   metrics: Registry
   /** Level of successful capture and decide requests in the log (default debug). */
@@ -93,10 +96,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
   installRequestLogging(app, { publicSuccessLevel: opts.publicSuccessLogLevel ?? 'debug' })
   installMetrics(app, opts.metrics)
 
-  app.get('/_health', async (_req, reply) => {
-    if (!opts.isReady()) return reply.code(503).send({ status: 'starting' })
-    return { status: 'ok' }
-  })
+  await app.register(healthRoutes, { isReady: opts.isReady, readiness: opts.readiness })
 
   await app.register(async (publicScope) => {
     // Public routes (capture, decide) register here with their own body parsing.

@@ -41,9 +41,11 @@ function attrOf(v: { instancePath?: string; params?: Record<string, unknown> } |
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const { status, body } = toWireError(err)
-    if (status >= 500) req.log.error({ err }, 'request failed')
+    // A 503 (queue cannot write) is logged once per change of state by the queue, not per request.
+    if (status >= 500 && status !== 503) req.log.error({ err }, 'request failed')
     if (status === 405) return reply.code(405).send()
     if (status === 401 && body.code === 'not_authenticated') reply.header('WWW-Authenticate', 'Bearer')
+    if (err instanceof AppError && typeof err.extra?.retryAfterSeconds === 'number') reply.header('Retry-After', String(err.extra.retryAfterSeconds))
     return reply.code(status).send(body)
   })
   app.setNotFoundHandler((_req, reply) => {

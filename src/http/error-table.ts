@@ -31,4 +31,5 @@ export const ERROR_TABLE = {
   conflict: { status: 409, type: 'conflict', wireCode: 'conflict' },
   not_implemented: { status: 501, type: 'server_error', wireCode: 'not_implemented' },
   unsupported_media_type: { status: 415, type: 'invalid_request', wireCode: 'unsupported_media_type' },
+  service_unavailable: { status: 503, type: 'server_error', wireCode: 'service_unavailable' },
 } as const satisfies Record<ErrorCode, ErrorRow>

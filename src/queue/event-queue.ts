@@ -1,16 +1,35 @@
+/** About one delivery of a batch. */
+export interface BatchDelivery {
+  /** 1 on the first delivery; n when the batch at this position failed n - 1 times in a row. */
+  attempt: number
+}
+
 /**
  * Handles one delivered batch. Resolving acknowledges every message of the batch; throwing (or
  * rejecting) leaves them unacknowledged, and the queue delivers them again, in the same order.
  */
-export type BatchHandler = (messages: string[]) => Promise<void>
+export type BatchHandler = (messages: string[], delivery: BatchDelivery) => Promise<void>
 
 export interface ConsumeOptions {
   /** Largest batch handed to the handler. */
   maxBatch: number
   /** How long to wait for a batch to fill once at least one message is available. */
   maxWaitMs: number
-  /** Pause before a batch whose handler failed is delivered again. */
+  /**
+   * Pause before a batch whose handler failed is delivered again; it doubles on each further
+   * failure in a row, up to `retryMaxDelayMs`. New publishes do not cut it short.
+   */
   retryDelayMs?: number
+  retryMaxDelayMs?: number
+}
+
+/** Whether the queue can take publishes: false after a failed write until a write or a probe succeeds. */
+export interface QueueWriteState {
+  writable: boolean
+  /** Why not (the failed write's error), else null. */
+  reason: string | null
+  /** ISO time of the first failure of this streak, else null. */
+  since: string | null
 }
 
 export interface EventQueueStats {
@@ -45,6 +64,8 @@ export interface EventQueue {
    */
   drain(timeoutMs: number): Promise<boolean>
   stats(): EventQueueStats
+  /** Whether publishes can be written now (read by `/_ready`). */
+  writeState(): QueueWriteState
   /** Refuses new publishes, waits for pending flushes and the in-flight batch, and closes. */
   close(): Promise<void>
 }

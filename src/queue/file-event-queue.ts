@@ -1,6 +1,7 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
 import type { Logger } from 'pino'
-import type { BatchHandler, ConsumeOptions, EventQueue, EventQueueStats } from './event-queue.ts'
+import type { BatchHandler, ConsumeOptions, EventQueue, EventQueueStats, QueueWriteState } from './event-queue.ts'
 import {
   comparePositions,
   openAckWriter,
@@ -10,6 +11,7 @@ import {
   syncDir,
   type LogPosition,
 } from './segment-log.ts'
+import { crashPoint, unsafeAckBeforeFsync } from '../shared/crash-points.ts'
 
 export interface FileEventQueueOptions {
   dir: string
@@ -21,11 +23,20 @@ export interface FileEventQueueOptions {
    * segment files until it has caught up.
    */
   maxTailBytes?: number
-  logger?: Pick<Logger, 'warn' | 'error'>
+  /** The composition root passes `logger.child({ module: 'queue' })`. */
+  logger?: Pick<Logger, 'warn' | 'error' | 'debug'>
+  /**
+   * After a failed write, while nobody publishes, the queue probes the disk on this backoff
+   * (doubling from min to max) so that its write state comes back without traffic (250 ms, 5 s).
+   */
+  probeMinMs?: number
+  probeMaxMs?: number
 }
 
 const READ_CHUNK_BYTES = 4 * 1024 * 1024
 const SCRATCH_KEEP_BYTES = 64 * 1024 * 1024
+const PROBE_MAX_BYTES = 1024 * 1024
+const PROBE_FILE = 'write-probe.tmp'
 
 /** The messages of one publish, as flushed: where they sit in the log. */
 interface TailChunk {
@@ -54,6 +65,7 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
   const maxTailBytes = opts.maxTailBytes ?? 64 * 1024 * 1024
   const log = await recoverLog(dir)
   const ackWriter = await openAckWriter(dir)
+  crashPoint('recover.done')
   const sealed = log.sealed
   let writeSeg = log.writeSeg
   let writeFd = log.writeFd
@@ -71,7 +83,12 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
   let waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = []
   let flushing: Promise<void> | null = null
   let closed = false
+  /** Set when a failed write could not be undone: no write goes in until a truncate succeeds. */
   let broken: Error | null = null
+  /** The current streak of failed writes (null: writable). */
+  let writeFailure: { reason: string; since: Date; bytes: number; failures: number } | null = null
+  let probeTimer: NodeJS.Timeout | null = null
+  let probeDelay = opts.probeMinMs ?? 250
 
   async function flushLoop(): Promise<void> {
     while (pending.length > 0) {
@@ -83,12 +100,19 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
       pendingMessages = []
       pendingCount = 0
       waiters = []
+      let bytes = 0
       try {
-        if (broken) throw broken
-        const { bytes, ends } = encodeChunks(chunks)
+        if (broken) await repair()
+        const encoded = encodeChunks(chunks)
+        bytes = encoded.bytes
+        const ends = encoded.ends
         if (writeOff > 0 && writeOff + bytes > segmentBytes) await rotate()
+        if (unsafeAckBeforeFsync()) await answerEarly(ws)
+        crashPoint('queue.flush.before-write')
         await writeFully(writeFd, scratch.subarray(0, bytes), writeOff)
+        crashPoint('queue.flush.after-write')
         await writeFd.datasync()
+        crashPoint('queue.flush.after-datasync')
         if (scratch.length > SCRATCH_KEEP_BYTES) scratch = Buffer.allocUnsafe(1024 * 1024)
         appendToTail(chunkMessages, ends, bytes)
         writeOff += bytes
@@ -96,17 +120,95 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
         stats.published += count
         stats.flushes++
         for (const w of ws) w.resolve()
+        crashPoint('queue.flush.after-resolve')
+        writeSucceeded()
         wakeConsumer()
       } catch (err) {
-        // Undo a partial write so the log stays a sequence of whole records.
-        await writeFd.truncate(writeOff).catch((truncErr: unknown) => {
-          broken = new Error(`event queue unusable after a failed write: ${String(truncErr)}`)
-        })
-        opts.logger?.error({ err }, 'event queue flush failed')
+        if (err !== broken) {
+          // Undo a partial write so the log stays a sequence of whole records.
+          await writeFd.truncate(writeOff).catch((truncErr: unknown) => {
+            broken = new Error(`event queue cannot write until a failed write is undone: ${describe(truncErr)}`, { cause: truncErr })
+          })
+        }
+        writeFailed(err, bytes)
         for (const w of ws) w.reject(err)
       }
     }
     flushing = null
+  }
+
+  /** Cuts the remains of a failed write off the segment; clears `broken` when that works, else throws it. */
+  async function repair(): Promise<void> {
+    try {
+      await writeFd.truncate(writeOff)
+      await writeFd.datasync()
+      broken = null
+    } catch {
+      throw broken!
+    }
+  }
+
+  function writeFailed(err: unknown, bytes: number): void {
+    const reason = describe(broken ?? err)
+    if (writeFailure) {
+      writeFailure.failures++
+      writeFailure.reason = reason
+      writeFailure.bytes = Math.max(bytes, 1)
+      opts.logger?.debug({ err }, 'event queue write failed again')
+    } else {
+      writeFailure = { reason, since: new Date(), bytes: Math.max(bytes, 1), failures: 1 }
+      opts.logger?.error({ err, broken: broken !== null }, 'event queue cannot write: capture answers 503 until it can')
+    }
+    scheduleProbe()
+  }
+
+  function writeSucceeded(): void {
+    if (!writeFailure) return
+    const f = writeFailure
+    writeFailure = null
+    probeDelay = opts.probeMinMs ?? 250
+    if (probeTimer) clearTimeout(probeTimer)
+    probeTimer = null
+    opts.logger?.warn({ blockedMs: Date.now() - f.since.getTime(), failures: f.failures, reason: f.reason }, 'event queue writes again')
+  }
+
+  /**
+   * While writes fail and nobody publishes, checks now and then whether the disk takes a write as
+   * large as the one that failed (at most 1 MiB, to a scratch file, fsync'd and deleted), after
+   * undoing the failed write if that was not possible before. Serialised with the flushes.
+   */
+  function scheduleProbe(): void {
+    if (probeTimer || closed) return
+    const delay = probeDelay
+    probeDelay = Math.min(probeDelay * 2, opts.probeMaxMs ?? 5000)
+    probeTimer = setTimeout(() => {
+      probeTimer = null
+      if (!writeFailure || closed) return
+      if (flushing) return scheduleProbe()
+      flushing = probe().then(flushLoop)
+    }, delay)
+    probeTimer.unref()
+  }
+
+  async function probe(): Promise<void> {
+    const file = path.join(dir, PROBE_FILE)
+    try {
+      if (broken) await repair()
+      const fd = await open(file, 'w')
+      try {
+        await writeFully(fd, Buffer.alloc(Math.min(writeFailure?.bytes ?? 1, PROBE_MAX_BYTES)), 0)
+        await fd.datasync()
+      } finally {
+        await fd.close()
+        await unlink(file).catch(() => undefined)
+      }
+      writeSucceeded()
+    } catch (err) {
+      await unlink(file).catch(() => undefined)
+      if (writeFailure) writeFailure.failures++
+      opts.logger?.debug({ err }, 'event queue write probe failed')
+      scheduleProbe()
+    }
   }
 
   /** UTF-8 of the chunks, one after the other, into `scratch`; the end offset of each chunk. */
@@ -188,12 +290,24 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
   }
 
   async function rotate(): Promise<void> {
-    await writeFd.close()
+    // The new segment is opened first: if that fails (no space for the file), the current one
+    // stays the write segment and a later flush tries again.
+    crashPoint('queue.rotate.before-open')
+    const next = await open(segmentPath(dir, writeSeg + 1), 'w+')
+    try {
+      await syncDir(dir)
+    } catch (err) {
+      await next.close()
+      await unlink(segmentPath(dir, writeSeg + 1)).catch(() => undefined)
+      throw err
+    }
+    const old = writeFd
     sealed.set(writeSeg, writeOff)
     writeSeg++
     writeOff = 0
-    writeFd = await open(segmentPath(dir, writeSeg), 'w+')
-    await syncDir(dir)
+    writeFd = next
+    crashPoint('queue.rotate.after-open')
+    await old.close().catch(() => undefined)
   }
 
   // --- consumer side ---------------------------------------------------------------------------
@@ -273,32 +387,71 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
   async function acknowledge(end: LogPosition, count: number): Promise<void> {
     ack = end
     stats.acked += count
+    crashPoint('queue.ack.before-write')
     await ackWriter.write(end)
+    crashPoint('queue.ack.after-write')
     for (const s of [...sealed.keys()]) {
       if (s < ack.seg) {
         sealed.delete(s)
+        crashPoint('queue.segment.before-delete')
         await unlink(segmentPath(dir, s)).catch(() => undefined)
+        crashPoint('queue.segment.after-delete')
       }
     }
     if (comparePositions(ack, durable) >= 0) for (const d of drainWaiters) d()
   }
 
+  /** A pause that new publishes do not cut short (only close does). */
+  let wakeBackoff: (() => void) | null = null
+  function backoff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        wakeBackoff = null
+        resolve()
+      }
+      wakeBackoff = done
+    })
+  }
+
   async function consumeLoop(handler: BatchHandler, o: ConsumeOptions): Promise<void> {
+    const minDelay = o.retryDelayMs ?? 1000
+    const maxDelay = Math.max(minDelay, o.retryMaxDelayMs ?? 30_000)
+    // Failed deliveries in a row of the batch at the acknowledged position.
+    let failures = 0
     while (!stopping) {
-      const batch = await nextBatch(o.maxBatch, o.maxWaitMs)
-      if (!batch) continue
+      let batch: { messages: string[]; end: LogPosition } | null
       try {
-        await handler(batch.messages)
+        batch = await nextBatch(o.maxBatch, o.maxWaitMs)
+        if (!batch) continue
+        crashPoint('worker.batch-received')
+        await handler(batch.messages, { attempt: failures + 1 })
       } catch (err) {
+        // The handler failed (or reading the segment did): start again from the acknowledged
+        // position after a backoff that doubles per failure in a row.
+        failures++
         stats.failedBatches++
-        opts.logger?.warn({ err, size: batch.messages.length }, 'event batch failed; it will be delivered again')
+        opts.logger?.debug({ err, failures }, 'event batch failed; it will be delivered again')
         read = { ...ack }
         carry = { records: [], ends: [] }
         dropTail()
-        if (!stopping) await waitForData(o.retryDelayMs ?? 1000)
+        if (readFd) {
+          await readFd.fd.close().catch(() => undefined)
+          readFd = null
+        }
+        if (!stopping) await backoff(Math.min(maxDelay, minDelay * 2 ** Math.min(failures - 1, 30)))
         continue
       }
-      await acknowledge(batch.end, batch.messages.length)
+      failures = 0
+      crashPoint('worker.before-ack')
+      try {
+        await acknowledge(batch.end, batch.messages.length)
+      } catch (err) {
+        // The events are stored; a lost ack position only means they are delivered again (deduped).
+        opts.logger?.warn({ err }, 'event queue could not record the acknowledged position')
+      }
+      crashPoint('worker.after-ack')
     }
   }
 
@@ -333,18 +486,39 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
       return ok
     },
     stats: () => ({ ...stats }),
+    writeState(): QueueWriteState {
+      const f = writeFailure
+      return f ? { writable: false, reason: f.reason, since: f.since.toISOString() } : { writable: true, reason: null, since: null }
+    },
     async close() {
       if (closed) return
       closed = true
+      if (probeTimer) clearTimeout(probeTimer)
       while (flushing) await flushing
       stopping = true
       wakeConsumer()
+      wakeBackoff?.()
       await consumerDone
       await readFd?.fd.close()
       await writeFd.close()
       await ackWriter.close()
     },
   }
+}
+
+/**
+ * The deliberately broken queue of the kill -9 matrix (TALLY_UNSAFE_ACK_BEFORE_FSYNC, test-only):
+ * answers the publishers, and lets their 200s go out, before their messages are written.
+ */
+async function answerEarly(ws: Array<{ resolve: () => void }>): Promise<void> {
+  for (const w of ws) w.resolve()
+  await new Promise((r) => setImmediate(r))
+}
+
+function describe(err: unknown): string {
+  const o = (err ?? {}) as { code?: unknown; message?: unknown }
+  const message = (typeof o.message === 'string' ? o.message : String(err)).split('\n')[0]!
+  return typeof o.code === 'string' && !message.includes(o.code) ? `${o.code}: ${message}` : message
 }
 
 async function writeFully(fd: FileHandle, buf: Buffer, position: number): Promise<void> {

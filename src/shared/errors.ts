@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'conflict'
   | 'not_implemented'
   | 'unsupported_media_type'
+  | 'service_unavailable'
 
 /** An expected failure, carrying a stable code; `attr` names the offending field, as PostHog does. */
 export class AppError extends Error {

@@ -1,35 +1,17 @@
 import type { EventStore, StoredEvent } from '../../modules/events/event-store.ts'
-import { dlq, ok, retry, type BatchStep, type StepResult } from '../results.ts'
+import { ok, type BatchStep } from '../results.ts'
 
 /**
- * Writes the batch to the event store in one insert (uuid-deduplicated). When the insert fails the
- * events are tried one by one: those that still fail go to the dead-letter store; when every one
- * fails the store itself is down, and the batch is retried later instead.
+ * Writes the batch to the event store in one insert (uuid-deduplicated). A failure is thrown as it
+ * is: the pipeline tells a store that cannot write now (retry the whole batch) from an event the
+ * store refuses (split the batch to dead-letter only that event); see pipeline.ts.
  */
 export function createStoreEventsStep(store: EventStore): BatchStep<StoredEvent, StoredEvent> {
   return {
     name: 'store_events',
     async run(batch) {
-      try {
-        await store.insertBatch([...batch])
-        return batch.map((e) => ok(e))
-      } catch (batchErr) {
-        const results: StepResult<StoredEvent>[] = []
-        let failures = 0
-        let lastErr: unknown = batchErr
-        for (const e of batch) {
-          try {
-            await store.insertBatch([e])
-            results.push(ok(e))
-          } catch (err) {
-            failures++
-            lastErr = err
-            results.push(dlq('store_failed', err))
-          }
-        }
-        if (failures === batch.length) return batch.map(() => retry('event_store_unavailable', lastErr))
-        return results
-      }
+      await store.insertBatch([...batch])
+      return batch.map((e) => ok(e))
     },
   }
 }

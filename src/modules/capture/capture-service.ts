@@ -5,6 +5,7 @@ import { encodeQueuedEvent } from '../../ingestion/queued-event.ts'
 import type { EventQueue } from '../../queue/event-queue.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import { resolvePublicProject } from '../projects/resolve-public-project.ts'
+import { AppError } from '../../shared/errors.ts'
 
 export interface CaptureRequest {
   decoded: DecodedCaptureBody
@@ -29,6 +30,8 @@ export interface CaptureDeps {
   queue: EventQueue
   counters: IngestionCounters
   randomBytes?: RandomBytes
+  /** `Retry-After` (seconds) of the 503 answered when the queue cannot write (default 5). */
+  retryAfterSeconds?: number
 }
 
 /** Random bytes for server-made UUIDv7s, drawn from a pool to keep the per-event cost tiny. */
@@ -50,7 +53,8 @@ function pooledRandomBytes(): RandomBytes {
  * and sent_at, uuid, elements chain...) and puts the accepted ones on the durable queue. Resolves
  * only once the queue has them on disk, so a 200 means "will not be lost". Invalid events inside an
  * accepted request (no name, no or empty distinct_id) are dropped silently and counted.
- * Throws AppError for an unreadable payload or a bad key (the whole request is refused).
+ * Throws AppError for an unreadable payload or a bad key (the whole request is refused), and
+ * `service_unavailable` when the queue cannot write them (disk full, I/O error).
  */
 export function createCaptureService(deps: CaptureDeps) {
   const randomBytes = deps.randomBytes ?? pooledRandomBytes()
@@ -77,7 +81,16 @@ export function createCaptureService(deps: CaptureDeps) {
         }
         lines.push(encodeQueuedEvent(project.id, result.event))
       }
-      await deps.queue.publish(lines)
+      try {
+        await deps.queue.publish(lines)
+      } catch (err) {
+        // Nothing of this request is durable (a failed write is undone): a 503 tells the SDK to
+        // send it again; never a 200 for events that are not on disk.
+        throw new AppError('service_unavailable', 'Events could not be stored right now; retry later.', null, {
+          retryAfterSeconds: deps.retryAfterSeconds ?? 5,
+          cause: err,
+        })
+      }
       deps.counters.add('ok', 'accepted', lines.length)
       return { accepted: lines.length, dropped }
     },

@@ -77,7 +77,9 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
   return {
     // One connection and one batch file: batches are serialised.
     insertBatch(events) {
-      const run = chain.then(() => insert(events))
+      const run = chain.then(() => insert(events)).catch((err: unknown) => {
+        throw markTransience(err)
+      })
       chain = run.catch(() => undefined)
       return run
     },
@@ -86,6 +88,26 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
       await rm(file, { force: true })
     },
   }
+}
+
+/**
+ * Tells the ingestion pipeline whether a failed insert is the store's or the data's fault, with a
+ * boolean `transient` on the error (left unset when unsure). DuckDB's errors carry their class as a
+ * message prefix: I/O, a failed commit (`Could not write file ... No space left on device`), a closed
+ * connection, or an invalidated database are the store's, to retry whole; conversion, invalid input
+ * and constraint errors are about a row's values. A failed write of the batch file is an fs error
+ * (ENOSPC, EIO...): the store's.
+ */
+function markTransience(err: unknown): unknown {
+  if (!(err instanceof Error)) return err
+  const message = err.message
+  const code = (err as { code?: unknown }).code
+  let transient: boolean | null = null
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) transient = true
+  else if (/^(IO|TransactionContext|Connection|FATAL|Out of Memory|Interrupt) Error|No space left|Could not (write|read|open|create)|database has been invalidated|closed/i.test(message)) transient = true
+  else if (/^(Conversion|Invalid Input|Constraint|Out of Range|Mismatch Type) Error/.test(message)) transient = false
+  if (transient !== null) Object.assign(err, { transient })
+  return err
 }
 
 /** Lone surrogates become U+FFFD (as a UTF-8 write would), so DuckDB's JSON reader accepts the header. */
