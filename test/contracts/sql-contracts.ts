@@ -1,9 +1,18 @@
+import { createSqlCohortStore } from '../../src/storage/sql/sql-cohort-store.ts'
 import { createSqlFeatureFlagStore } from '../../src/storage/sql/sql-feature-flag-store.ts'
+import { createSqlGroupTypeStore } from '../../src/storage/sql/sql-group-type-store.ts'
+import { createSqlPersonDataStore } from '../../src/storage/sql/sql-person-data-store.ts'
+import { cohortStoreContract } from './cohort-store.contract.ts'
 import { featureFlagStoreContract } from './feature-flag-store.contract.ts'
+import { groupTypeStoreContract } from './group-type-store.contract.ts'
+import { personDataStoreContract } from './person-data-store.contract.ts'
 import { sharedSqlDatabase } from './sql-harness.ts'
 
 /** Every metadata store contract on one engine; each runner file calls this once. */
 export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   const db = sharedSqlDatabase(engine)
   featureFlagStoreContract(engine, db.openWithWorld(createSqlFeatureFlagStore))
+  cohortStoreContract(engine, db.openWithWorld((q) => ({ cohorts: createSqlCohortStore(q), persons: createSqlPersonDataStore(q) })))
+  groupTypeStoreContract(engine, db.openWithWorld(createSqlGroupTypeStore))
+  personDataStoreContract(engine, db.openWithWorld((q) => ({ persons: createSqlPersonDataStore(q), cohorts: createSqlCohortStore(q) })))
 }

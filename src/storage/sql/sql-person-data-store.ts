@@ -1,6 +1,22 @@
 import { randomUUID } from 'node:crypto'
 import type { PersonDataReader, PersonDataWriter, StoredPerson } from '../../modules/persons/person-data-store.ts'
 import type { SqlClient } from './sql-client.ts'
+import { toPgJson, toPgText } from './sql-text.ts'
+
+// PostgreSQL's own spelling of a UUID; anything else would fail the ::uuid cast of the whole query.
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+
+/** Distinct ids as stored (see toPgText), and the map back to the ids the caller asked for. */
+function storedIds(distinctIds: readonly string[]): { ids: string[]; askedAs: (stored: string) => string[] } {
+  const asked = new Map<string, string[]>()
+  for (const id of distinctIds) {
+    const stored = toPgText(id)
+    const list = asked.get(stored)
+    if (!list) asked.set(stored, [id])
+    else if (!list.includes(id)) list.push(id)
+  }
+  return { ids: [...asked.keys()], askedAs: (stored) => asked.get(stored) ?? [stored] }
+}
 
 const asObject = (v: unknown): Record<string, unknown> => (typeof v === 'string' ? JSON.parse(v) : (v ?? {})) as Record<string, unknown>
 
@@ -26,15 +42,17 @@ export function createSqlPersonDataStore(db: SqlClient): PersonDataReader & Pers
   return {
     async getPersons(projectId, distinctIds, opts = {}) {
       const cohorts = opts.withCohorts ? 'ARRAY(SELECT cohort_id FROM cohort_people c WHERE c.person_id = p.id)' : 'NULL'
+      const wanted = storedIds(distinctIds)
       const rows = await db.query(
         `SELECT d.distinct_id, p.id, p.properties, ${cohorts} AS cohorts
          FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
          WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
-        [projectId, distinctIds],
+        [projectId, wanted.ids],
       )
       const out = new Map<string, StoredPerson>()
       for (const r of rows) {
-        out.set(r.distinct_id, { personId: Number(r.id), properties: asObject(r.properties), staticCohortIds: r.cohorts ?? [] })
+        const person = { personId: Number(r.id), properties: asObject(r.properties), staticCohortIds: r.cohorts ?? [] }
+        for (const id of wanted.askedAs(r.distinct_id)) out.set(id, person)
       }
       return out
     },
@@ -65,18 +83,27 @@ export function createSqlPersonDataStore(db: SqlClient): PersonDataReader & Pers
         `SELECT g.group_type_index, g.group_key, g.group_properties FROM groups g
          JOIN unnest($2::int[], $3::text[]) AS r(i, k) ON g.group_type_index = r.i AND g.group_key = r.k
          WHERE g.project_id = $1`,
-        [projectId, refs.map((r) => r.groupTypeIndex), refs.map((r) => r.groupKey)],
+        [projectId, refs.map((r) => r.groupTypeIndex), refs.map((r) => toPgText(r.groupKey))],
       )
-      return new Map(rows.map((r) => [`${r.group_type_index}:${r.group_key}`, asObject(r.group_properties)]))
+      const byStoredKey = new Map(rows.map((r) => [`${r.group_type_index}:${r.group_key}`, asObject(r.group_properties)]))
+      const out = new Map<string, Record<string, unknown>>()
+      for (const ref of refs) {
+        const found = byStoredKey.get(`${ref.groupTypeIndex}:${toPgText(ref.groupKey)}`)
+        if (found) out.set(`${ref.groupTypeIndex}:${ref.groupKey}`, found)
+      }
+      return out
     },
     async getHashKeyOverrides(projectId, distinctIds) {
+      const wanted = storedIds(distinctIds)
       const rows = await db.query(
         `SELECT d.distinct_id, o.feature_flag_key, o.hash_key FROM person_distinct_ids d
          JOIN feature_flag_hash_key_overrides o ON o.project_id = d.project_id AND o.person_id = d.person_id
          WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
-        [projectId, distinctIds],
+        [projectId, wanted.ids],
       )
-      return rows.map((r) => ({ distinctId: r.distinct_id, flagKey: r.feature_flag_key, hashKey: r.hash_key }))
+      return rows.flatMap((r) =>
+        wanted.askedAs(r.distinct_id).map((distinctId) => ({ distinctId, flagKey: r.feature_flag_key, hashKey: r.hash_key })),
+      )
     },
     async writeHashKeyOverrides({ projectId, distinctIds, flagKeys, hashKey }) {
       await db.query(
@@ -84,11 +111,12 @@ export function createSqlPersonDataStore(db: SqlClient): PersonDataReader & Pers
          SELECT DISTINCT $1::int, d.person_id, k.key, $4::text FROM person_distinct_ids d, unnest($3::text[]) AS k(key)
          WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])
          ON CONFLICT DO NOTHING`,
-        [projectId, distinctIds, flagKeys, hashKey],
+        [projectId, distinctIds.map(toPgText), flagKeys.map(toPgText), toPgText(hashKey)],
       )
     },
     async ensurePersons(projectId, distinctIds) {
-      const unique = [...new Set(distinctIds)]
+      const wanted = storedIds(distinctIds)
+      const unique = wanted.ids
       await db.inTransaction(async (tx) => {
         await tx.query(
           `WITH input AS (SELECT * FROM unnest($2::text[], $3::uuid[]) AS t(distinct_id, uuid)
@@ -103,26 +131,32 @@ export function createSqlPersonDataStore(db: SqlClient): PersonDataReader & Pers
         projectId,
         unique,
       ])
-      return new Map(rows.map((r) => [r.distinct_id as string, Number(r.person_id)]))
+      return new Map(rows.flatMap((r) => wanted.askedAs(r.distinct_id).map((id) => [id, Number(r.person_id)] as const)))
     },
     async findPersonIdsByUuid(projectId, uuids) {
-      const valid = uuids.filter((u) => /^[0-9a-f-]{36}$/i.test(u))
+      const valid = uuids.filter((u) => UUID.test(u))
+      if (valid.length === 0) return []
       const rows = await db.query('SELECT id FROM persons WHERE project_id = $1 AND uuid = ANY($2::uuid[])', [projectId, valid])
       return rows.map((r) => Number(r.id))
     },
     async upsertPersons(projectId, persons) {
       if (persons.length === 0) return
-      const ids = persons.map((p) => p.distinctId)
-      const props = persons.map((p) => JSON.stringify(p.properties))
+      // One row per distinct id, the last one winning: a repeated id would otherwise create a second,
+      // orphaned person and leave which properties stick to the planner.
+      const last = new Map(persons.map((p) => [toPgText(p.distinctId), p.properties]))
+      const ids = [...last.keys()]
+      const props = [...last.values()].map(toPgJson)
       await db.inTransaction((tx) => upsertPersonRows(tx, projectId, ids, props))
     },
     async upsertGroups(projectId, groups) {
       if (groups.length === 0) return
+      // One row per group, the last one winning: ON CONFLICT DO UPDATE refuses to touch a row twice.
+      const last = [...new Map(groups.map((g) => [`${g.groupTypeIndex}:${toPgText(g.groupKey)}`, g])).values()]
       await db.query(
         `INSERT INTO groups (project_id, group_type_index, group_key, group_properties)
          SELECT $1, * FROM unnest($2::int[], $3::text[], $4::jsonb[])
          ON CONFLICT (project_id, group_type_index, group_key) DO UPDATE SET group_properties = EXCLUDED.group_properties`,
-        [projectId, groups.map((g) => g.groupTypeIndex), groups.map((g) => g.groupKey), groups.map((g) => JSON.stringify(g.properties))],
+        [projectId, last.map((g) => g.groupTypeIndex), last.map((g) => toPgText(g.groupKey)), last.map((g) => toPgJson(g.properties))],
       )
     },
   }

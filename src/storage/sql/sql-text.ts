@@ -1,0 +1,23 @@
+/**
+ * PostgreSQL's text and jsonb cannot hold U+0000, and jsonb refuses a lone surrogate escape: a write
+ * carrying either fails as a whole. Person and group data (distinct ids, properties) come from
+ * clients, so they are stored as PostHog's ingestion stores them: U+0000 and lone surrogates become
+ * U+FFFD (posthog plugin-server `sanitizeJsonbValue` / `sanitizeString`). Reads apply the same
+ * mapping, so a distinct id finds the person it was written as.
+ */
+export function toPgText(s: string): string {
+  const w = s as unknown as { isWellFormed(): boolean; toWellFormed(): string }
+  const well = w.isWellFormed() ? s : w.toWellFormed()
+  return well.includes('\u0000') ? well.replaceAll('\u0000', '\uFFFD') : well
+}
+
+// An escape in JSON text that PostgreSQL's jsonb refuses: \u0000, or a lone surrogate (a
+// well-formed JSON.stringify escapes surrogates only when they are unpaired). Preceded by an even
+// number of backslashes, so an escaped backslash followed by "u0000" is left alone.
+const BAD_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi
+
+/** JSON text of `value` that jsonb accepts: the same document with U+0000 and lone surrogates as U+FFFD. */
+export function toPgJson(value: unknown): string {
+  const text = JSON.stringify(value)
+  return text.includes('\\u') ? text.replace(BAD_ESCAPE, '\\ufffd') : text
+}
