@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import { readBody } from '../../http/drf-fields.ts'
+import { addRoute } from '../../http/route-paths.ts'
+import { parseGroupTypeCreate, parseMetadataUpdates } from './group-type-schemas.ts'
 import type { GroupType } from './group-type-store.ts'
 import type { GroupTypeService } from './group-type-service.ts'
 
@@ -11,22 +14,17 @@ export function toGroupTypeJson(t: GroupType) {
  * a Tally addition; PostHog creates group types only from events. `update_metadata` renames them.
  */
 export async function groupTypeRoutes(app: FastifyInstance, opts: { groupTypes: GroupTypeService }) {
-  const base = '/api/projects/:project_id/groups_types'
-  for (const path of [base, `${base}/`]) {
-    app.get(path, async (req) => (await opts.groupTypes.list(req.project.id)).map(toGroupTypeJson))
-    app.post(path, async (req, reply) => {
-      const body = (req.body ?? {}) as Record<string, unknown>
-      return reply.code(201).send(toGroupTypeJson(await opts.groupTypes.create(req.project.id, body.group_type)))
-    })
-  }
-  for (const path of [`${base}/update_metadata`, `${base}/update_metadata/`]) {
-    app.patch(path, async (req) => {
-      const items = Array.isArray(req.body) ? (req.body as Array<Record<string, unknown>>) : [req.body as Record<string, unknown>]
-      for (const item of items) {
-        const names = { nameSingular: (item?.name_singular as string) ?? null, namePlural: (item?.name_plural as string) ?? null }
-        await opts.groupTypes.updateNames(req.project.id, Number(item?.group_type_index), names)
-      }
-      return (await opts.groupTypes.list(req.project.id)).map(toGroupTypeJson)
-    })
-  }
+  const base = '/api/projects/:project_id/groups_types/'
+  const { groupTypes } = opts
+  const listJson = async (projectId: number) => (await groupTypes.list(projectId)).map(toGroupTypeJson)
+
+  addRoute(app, 'GET', base, async (req) => listJson(req.project.id))
+  addRoute(app, 'POST', base, async (req, reply) => {
+    const created = await groupTypes.create(req.project.id, parseGroupTypeCreate(readBody(req.body)))
+    return reply.code(201).send(toGroupTypeJson(created))
+  })
+  addRoute(app, 'PATCH', `${base}update_metadata/`, async (req) => {
+    for (const names of parseMetadataUpdates(req.body)) await groupTypes.updateNames(req.project.id, names.groupTypeIndex, names)
+    return listJson(req.project.id)
+  })
 }

@@ -38,9 +38,7 @@ export function createGroupTypeService(store: GroupTypeStore, onChange: (project
       return Object.fromEntries((await list(projectId)).map((t) => [String(t.groupTypeIndex), t.groupType]))
     },
     /** Creates one group type through the API (Tally extension; PostHog creates them only from events). */
-    async create(projectId: number, name: unknown): Promise<GroupType> {
-      if (typeof name !== 'string' || name.trim() === '') throw validationError('group_type', 'This field is required.', 'required')
-      if (name.length > 400) throw validationError('group_type', 'Ensure this field has no more than 400 characters.', 'max_length')
+    async create(projectId: number, name: string): Promise<GroupType> {
       const types = await ensureGroupTypes(projectId, [name])
       const created = types.find((t) => t.groupType === name)
       if (!created) throw validationError('group_type', `A project can have at most ${MAX_GROUP_TYPES} group types.`, 'invalid_input')
