@@ -5,6 +5,7 @@ import { parseCohortBody, parsePersonIds } from './cohort-schemas.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
 import type { CohortService } from './cohort-service.ts'
 import type { Cohort } from './cohort-types.ts'
+import { toUserSummary } from '../projects/project-types.ts'
 
 /** A cohort as PostHog's CohortSerializer shows it. */
 export function toCohortJson(c: Cohort) {
@@ -17,7 +18,7 @@ export function toCohortJson(c: Cohort) {
     filters: c.filters,
     query: null,
     is_calculating: false,
-    created_by: c.createdBy,
+    created_by: c.createdBy ? toUserSummary(c.createdBy) : null,
     created_at: c.createdAt.toISOString(),
     last_calculation: c.lastCalculation?.toISOString() ?? null,
     errors_calculating: 0,

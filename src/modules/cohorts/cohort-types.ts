@@ -1,5 +1,5 @@
 import type { PropertyGroup } from '../../domain/properties/property-filter.ts'
-import type { UserSummary } from '../projects/project-types.ts'
+import type { User } from '../projects/project-types.ts'
 
 /**
  * A cohort (PostHog's `posthog_cohort`). Dynamic cohorts hold nested AND/OR property groups in
@@ -18,7 +18,7 @@ export interface Cohort {
   version: number
   /** Members of a static cohort; null for dynamic cohorts (not computed by Tally). */
   count: number | null
-  createdBy: UserSummary | null
+  createdBy: User | null
   createdAt: Date
   lastCalculation: Date | null
 }

@@ -7,6 +7,7 @@ import type { FlagFilters } from '../../domain/flags/flag-types.ts'
 import type { FeatureFlagService } from './feature-flag-service.ts'
 import type { FlagListQuery } from './feature-flag-store.ts'
 import type { FeatureFlag } from './feature-flag-types.ts'
+import { toUserSummary } from '../projects/project-types.ts'
 
 /** `is_simple_flag`: one condition, no properties, not aggregated by group (PostHog's definition). */
 function isSimple(filters: FlagFilters): boolean {
@@ -36,11 +37,11 @@ export function toFlagJson(f: FeatureFlag, cohortNames: ReadonlyMap<number, stri
     filters: withCohortNames(f.filters, cohortNames),
     deleted: f.deleted,
     active: f.active,
-    created_by: f.createdBy,
+    created_by: f.createdBy ? toUserSummary(f.createdBy) : null,
     created_at: f.createdAt.toISOString(),
     updated_at: f.updatedAt.toISOString(),
     version: f.version,
-    last_modified_by: f.lastModifiedBy,
+    last_modified_by: f.lastModifiedBy ? toUserSummary(f.lastModifiedBy) : null,
     is_simple_flag: simple,
     rollout_percentage: simple ? (f.filters.groups![0].rollout_percentage ?? null) : null,
     ensure_experience_continuity: f.ensureExperienceContinuity,

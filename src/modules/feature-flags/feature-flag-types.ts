@@ -1,5 +1,5 @@
 import type { FlagFilters } from '../../domain/flags/flag-types.ts'
-import type { UserSummary } from '../projects/project-types.ts'
+import type { User } from '../projects/project-types.ts'
 
 /** A feature flag as Tally stores it (PostHog's `posthog_featureflag`). */
 export interface FeatureFlag {
@@ -17,8 +17,8 @@ export interface FeatureFlag {
   evaluationRuntime: string
   /** 1 on create, +1 on every change. */
   version: number
-  createdBy: UserSummary | null
-  lastModifiedBy: UserSummary | null
+  createdBy: User | null
+  lastModifiedBy: User | null
   createdAt: Date
   updatedAt: Date
 }

@@ -1,9 +1,9 @@
 import type { CohortStore } from '../../modules/cohorts/cohort-store.ts'
 import type { Cohort, CohortWrite } from '../../modules/cohorts/cohort-types.ts'
 import type { SqlClient } from './sql-client.ts'
-import { toUserSummary, userSummarySql } from './sql-user-summary.ts'
+import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 
-const SELECT = `SELECT c.*, ${userSummarySql('u')} AS created_by_json,
+const SELECT = `SELECT c.*, ${userRefColumns('u')},
     CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people p WHERE p.cohort_id = c.id) END AS people
   FROM cohorts c LEFT JOIN users u ON u.id = c.created_by`
 
@@ -21,7 +21,7 @@ function toCohort(r: Row): Cohort {
     deleted: r.deleted,
     version: r.version,
     count: r.people ?? null,
-    createdBy: toUserSummary(r.created_by_json),
+    createdBy: toUserRef(r),
     createdAt: new Date(r.created_at),
     lastCalculation: r.last_calculation ? new Date(r.last_calculation) : null,
   }

@@ -1,9 +1,9 @@
 import type { FeatureFlagStore, FlagListQuery } from '../../modules/feature-flags/feature-flag-store.ts'
 import type { FeatureFlag, FeatureFlagWrite } from '../../modules/feature-flags/feature-flag-types.ts'
 import type { SqlClient } from './sql-client.ts'
-import { toUserSummary, userSummarySql } from './sql-user-summary.ts'
+import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 
-const SELECT = `SELECT f.*, ${userSummarySql('c')} AS created_by_json, ${userSummarySql('m')} AS modified_by_json
+const SELECT = `SELECT f.*, ${userRefColumns('c')}, ${userRefColumns('m', 'lm_')}
   FROM feature_flags f LEFT JOIN users c ON c.id = f.created_by LEFT JOIN users m ON m.id = f.last_modified_by`
 
 type Row = Record<string, any>
@@ -22,8 +22,8 @@ function toFlag(r: Row): FeatureFlag {
     tags: r.tags ?? [],
     evaluationRuntime: r.evaluation_runtime,
     version: r.version,
-    createdBy: toUserSummary(r.created_by_json),
-    lastModifiedBy: toUserSummary(r.modified_by_json),
+    createdBy: toUserRef(r),
+    lastModifiedBy: toUserRef(r, 'lm_'),
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   }
