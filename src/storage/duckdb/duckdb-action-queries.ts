@@ -1,0 +1,63 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
+import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
+import { createSqlParams, ELEMENTS_SQL } from './duckdb-action-elements-sql.ts'
+import { compileActionSql } from './duckdb-action-sql.ts'
+
+/** A half-open time range `[after, before)`; either bound may be left out. */
+export interface ActionTimeRange {
+  after?: Date
+  before?: Date
+}
+
+export interface ActionPersonsQuery extends ActionTimeRange {
+  limit: number
+  offset: number
+}
+
+/** One page of the distinct ids that performed an action, in ascending order. */
+export interface ActionPersonsPage {
+  distinctIds: string[]
+  hasMore: boolean
+}
+
+/** Queries over the events of an action, run inside DuckDB (no event is loaded into JavaScript). */
+export interface DuckDbActionQueries {
+  /** How many events of the project in the range match any step. */
+  countActionMatches(projectId: number, steps: readonly ActionStepDefinition[], range?: ActionTimeRange): Promise<number>
+  /**
+   * The distinct `distinct_id`s with a matching event, sorted, paginated. Persons are not on the
+   * events table yet: this is the place to switch to `person_id` when they are.
+   */
+  actionPersons(projectId: number, steps: readonly ActionStepDefinition[], query: ActionPersonsQuery): Promise<ActionPersonsPage>
+}
+
+export function createDuckDbActionQueries(connection: DuckDBConnection): DuckDbActionQueries {
+  /** `SELECT <what> FROM` the project's matching events; returns the SQL and its parameters. */
+  function matching(projectId: number, steps: readonly ActionStepDefinition[], range: ActionTimeRange, what: string) {
+    const params = createSqlParams()
+    const where = [`project_id = ${params.add(projectId)}::INTEGER`]
+    if (range.after) where.push(`timestamp >= ${params.add(range.after.toISOString())}::TIMESTAMPTZ`)
+    if (range.before) where.push(`timestamp < ${params.add(range.before.toISOString())}::TIMESTAMPTZ`)
+    const action = compileActionSql(steps, params)
+    const els = action.needsElements ? `, ${ELEMENTS_SQL} AS __els` : ''
+    const sql = `SELECT ${what} FROM (SELECT events.*${els} FROM events WHERE ${where.join(' AND ')}) AS events WHERE ${action.condition}`
+    return { sql, values: params.values as DuckDBValue[] }
+  }
+
+  return {
+    async countActionMatches(projectId, steps, range = {}) {
+      const { sql, values } = matching(projectId, steps, range, 'count(*) AS n')
+      const rows = (await connection.runAndReadAll(sql, values)).getRowObjects()
+      return Number(rows[0]?.n ?? 0)
+    },
+    async actionPersons(projectId, steps, query) {
+      const { sql, values } = matching(projectId, steps, query, 'DISTINCT distinct_id')
+      const limit = Math.max(0, Math.floor(query.limit))
+      const offset = Math.max(0, Math.floor(query.offset))
+      const page = `${sql} ORDER BY distinct_id LIMIT ${limit + 1} OFFSET ${offset}`
+      const rows = (await connection.runAndReadAll(page, values)).getRowObjects()
+      const ids = rows.map((r) => String(r.distinct_id))
+      return { distinctIds: ids.slice(0, limit), hasMore: ids.length > limit }
+    },
+  }
+}
