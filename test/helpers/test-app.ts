@@ -4,7 +4,8 @@ import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promi
 import os from 'node:os'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
+import type { EventStore } from '../../src/modules/events/event-store.ts'
 import { createApp, type TallyApp } from '../../src/app/create-app.ts'
 import { MIGRATIONS } from '../../src/app/create-adapters.ts'
 import { loadConfig, type Config } from '../../src/config/load-config.ts'
@@ -55,11 +56,15 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}) {
 }
 
 /** A whole Tally on a fresh embedded data dir, closed (and its dir removed) when the test ends. */
-export async function buildTestApp(t: TestContext, opts: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  t: TestContext,
+  opts: { env?: Record<string, string>; dataDir?: string; logger?: Logger; wrapEventStore?: (s: EventStore) => EventStore } = {},
+): Promise<TestApp> {
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'tally-test-')))
   const env = testEnv(dataDir, opts.env)
   const config = loadConfig({}, env)
-  const app = await createApp(config, pino({ level: env.TALLY_LOG_LEVEL }), { metadataTemplate: await metadataTemplate() })
+  const logger = opts.logger ?? pino({ level: env.TALLY_LOG_LEVEL })
+  const app = await createApp(config, logger, { metadataTemplate: await metadataTemplate(), wrapEventStore: opts.wrapEventStore })
   t.after(async () => {
     await app.close()
     if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true })

@@ -1,0 +1,54 @@
+import { Writable } from 'node:stream'
+import path from 'node:path'
+import { DuckDBInstance } from '@duckdb/node-api'
+import pino, { type Logger } from 'pino'
+import type { EventStore, StoredEvent } from '../../src/modules/events/event-store.ts'
+
+/** A pino logger at info whose JSON lines are kept in `lines` (parsed). */
+export function capturedLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split('\n')) if (l.trim()) lines.push(JSON.parse(l) as Record<string, unknown>)
+      done()
+    },
+  })
+  return { logger: pino({ level: 'info' }, stream), lines }
+}
+
+/**
+ * The EventStore port as the worker sees it, with a switch: while `failWith` returns an error for a
+ * batch, insertBatch throws it instead of writing (the real DuckDB store underneath otherwise).
+ * Every call's batch size is recorded.
+ */
+export function switchableStore(failWith: (batch: StoredEvent[]) => Error | null) {
+  const calls: number[] = []
+  const wrap = (inner: EventStore): EventStore => ({
+    async insertBatch(events) {
+      calls.push(events.length)
+      const err = failWith(events)
+      if (err) throw err
+      return inner.insertBatch(events)
+    },
+    close: () => inner.close(),
+  })
+  return { wrap, calls }
+}
+
+/** Rows of the dead-letter table, read from the DuckDB file after the app is closed. */
+export async function readDeadLetters(dataDir: string): Promise<Array<{ uuid: string | null; step: string; reason: string }>> {
+  const db = await DuckDBInstance.create(path.join(dataDir, 'events', 'events.duckdb'))
+  try {
+    const c = await db.connect()
+    const rows = (await c.runAndReadAll('SELECT uuid::VARCHAR AS uuid, step, reason FROM events_dead_letter')).getRowObjects()
+    c.closeSync()
+    return rows as Array<{ uuid: string | null; step: string; reason: string }>
+  } finally {
+    db.closeSync()
+  }
+}
+
+/** `n` events named `name` with fresh uuids (distinct ids from `distinctId(i)`). */
+export function someEvents(name: string, n: number, distinctId: (i: number) => string = (i) => `user-${i % 7}`) {
+  return Array.from({ length: n }, (_, i) => ({ event: name, distinct_id: distinctId(i), uuid: crypto.randomUUID(), properties: { i } }))
+}
