@@ -1,16 +1,28 @@
+import { createSqlActionStore } from '../../src/storage/sql/sql-action-store.ts'
 import { createSqlCohortStore } from '../../src/storage/sql/sql-cohort-store.ts'
+import { createSqlDashboardStore } from '../../src/storage/sql/sql-dashboard-store.ts'
 import { createSqlFeatureFlagStore } from '../../src/storage/sql/sql-feature-flag-store.ts'
 import { createSqlGroupTypeStore } from '../../src/storage/sql/sql-group-type-store.ts'
+import { createSqlInsightStore } from '../../src/storage/sql/sql-insight-store.ts'
 import { createSqlPersonDataStore } from '../../src/storage/sql/sql-person-data-store.ts'
+import { createSqlProjectStore } from '../../src/storage/sql/sql-project-store.ts'
+import { actionStoreContract } from './action-store.contract.ts'
 import { cohortStoreContract } from './cohort-store.contract.ts'
+import { dashboardStoreContract } from './dashboard-store.contract.ts'
 import { featureFlagStoreContract } from './feature-flag-store.contract.ts'
 import { groupTypeStoreContract } from './group-type-store.contract.ts'
+import { insightStoreContract } from './insight-store.contract.ts'
 import { personDataStoreContract } from './person-data-store.contract.ts'
+import { projectStoreContract } from './project-store.contract.ts'
 import { sharedSqlDatabase } from './sql-harness.ts'
 
 /** Every metadata store contract on one engine; each runner file calls this once. */
 export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   const db = sharedSqlDatabase(engine)
+  projectStoreContract(engine, db.openEmpty(createSqlProjectStore))
+  dashboardStoreContract(engine, db.openWithWorld(createSqlDashboardStore))
+  insightStoreContract(engine, db.openWithWorld((q) => ({ insights: createSqlInsightStore(q), dashboards: createSqlDashboardStore(q) })))
+  actionStoreContract(engine, db.openWithWorld(createSqlActionStore))
   featureFlagStoreContract(engine, db.openWithWorld(createSqlFeatureFlagStore))
   cohortStoreContract(engine, db.openWithWorld((q) => ({ cohorts: createSqlCohortStore(q), persons: createSqlPersonDataStore(q) })))
   groupTypeStoreContract(engine, db.openWithWorld(createSqlGroupTypeStore))
