@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { DeadLetter, DeadLetterStore } from '../../src/ingestion/dead-letter-store.ts'
+import { aDeadLetter, TRICKY_JSON } from './builders.ts'
+import type { Open } from './sql-harness.ts'
+
+/**
+ * The dead-letter store, and a way to read back what it holds: the port is write-only (letters are
+ * read by operators, replay tooling), so each adapter's runner supplies the read.
+ */
+export interface DeadLetterPorts {
+  letters: DeadLetterStore
+  readAll(): Promise<DeadLetter[]>
+}
+
+const byUuid = (a: DeadLetter, b: DeadLetter) => String(a.uuid).localeCompare(String(b.uuid))
+
+/** What every DeadLetterStore adapter promises. */
+export function deadLetterStoreContract(name: string, open: Open<DeadLetterPorts>): void {
+  test(`${name} dead letters: every field round-trips, nulls and unicode included`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    const letters = [
+      aDeadLetter({ uuid: 'a', payload: `{"h":1}\t${JSON.stringify(TRICKY_JSON)}`, error: 'Error: boom\n    at step (x.ts:1:1)', failedAt: new Date('2026-03-29T01:30:00.123Z') }),
+      aDeadLetter({ uuid: 'b', projectId: null, error: null, reason: 'unparseable ☕', payload: 'not json \u0001' }),
+    ]
+    await port.letters.insert(letters)
+    assert.deepEqual((await port.readAll()).sort(byUuid), letters)
+  })
+
+  test(`${name} dead letters: a letter without uuid or project is kept`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    const letter = aDeadLetter({ uuid: null, projectId: null })
+    await port.letters.insert([letter])
+    assert.deepEqual(await port.readAll(), [letter])
+  })
+
+  test(`${name} dead letters: inserts append, the same letter twice included; an empty insert writes nothing`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    const letter = aDeadLetter({ uuid: 'same' })
+    await port.letters.insert([])
+    await port.letters.insert([letter])
+    await port.letters.insert([letter, aDeadLetter({ uuid: 'other' })])
+    assert.deepEqual((await port.readAll()).map((l) => l.uuid).sort(), ['other', 'same', 'same'])
+  })
+
+  test(`${name} dead letters: a large batch and a large payload are written whole`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    const big = aDeadLetter({ uuid: 'big', payload: 'x'.repeat(2_000_000) })
+    const many = Array.from({ length: 3000 }, (_, i) => aDeadLetter({ uuid: `m${String(i).padStart(5, '0')}` }))
+    await port.letters.insert([big, ...many])
+    const all = await port.readAll()
+    assert.equal(all.length, 3001)
+    assert.equal(all.find((l) => l.uuid === 'big')?.payload.length, 2_000_000)
+  })
+}
