@@ -1,5 +1,6 @@
 import { mkdir, open, readdir, readFile, stat, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { crashPoint } from '../shared/crash-points.ts'
 
 /** A byte position in the log: segment number and offset inside it. */
 export interface LogPosition {
@@ -57,8 +58,10 @@ export async function recoverLog(dir: string): Promise<RecoveredLog> {
   const writeSeg = live[live.length - 1]!
   const writeFd = await open(segmentPath(dir, writeSeg), 'r+')
   const writeOff = await validLength(writeFd)
+  crashPoint('recover.before-truncate')
   await writeFd.truncate(writeOff)
   await writeFd.datasync()
+  crashPoint('recover.after-truncate')
   if (ack.seg === writeSeg && ack.off > writeOff) ack = { seg: writeSeg, off: writeOff }
   return { ack, sealed, writeSeg, writeFd, writeOff }
 }

@@ -36,11 +36,10 @@ export const CRASH_POINTS = [
   'queue.segment.before-delete',
   'queue.segment.after-delete',
   'worker.after-ack',
-  // restart / recovery
+  // restart / recovery (armed on a restart: see the matrix's restart scenarios)
   'recover.before-truncate',
   'recover.after-truncate',
   'recover.done',
-  'worker.first-batch-after-start',
 ] as const
 
 export type CrashPointName = (typeof CRASH_POINTS)[number]

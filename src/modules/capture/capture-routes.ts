@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bearerToken, decodePublicBody, queryOf } from '../../http/public-body.ts'
 import { answerOptions, installPublicScope } from '../../http/public-scope.ts'
 import type { CaptureService } from './capture-service.ts'
+import { crashPoint } from '../../shared/crash-points.ts'
 
 /** Every capture path PostHog serves (Django `urls.py`, Rust `router.rs`), each with and without '/'. */
 export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/capture', '/batch', '/track', '/engage'] as const
@@ -21,6 +22,7 @@ export async function captureRoutes(app: FastifyInstance, opts: CaptureRoutesOpt
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const now = new Date()
     const decoded = decodePublicBody(req, opts.maxBodyBytes)
+    crashPoint('capture.body-received')
     await opts.capture.capture({
       decoded,
       query: queryOf(req),
@@ -30,6 +32,7 @@ export async function captureRoutes(app: FastifyInstance, opts: CaptureRoutesOpt
       ip: req.ip ?? null,
       now,
     })
+    crashPoint('capture.after-publish')
     return reply.send({ status: 1 })
   }
   for (const path of CAPTURE_PATHS) {
