@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
@@ -72,4 +73,78 @@ test('file queue: batches cut inside one publish acknowledge exact byte position
   await second.publish(['new'])
   assert.equal(await second.drain(5000), true)
   assert.deepEqual(again, ['new'])
+})
+
+test('file queue: a failing batch is delivered again with its attempt number, and publishes do not cut the backoff short', async (t) => {
+  const queue = await openFileEventQueue({ dir: await newDir() })
+  const attempts: Array<{ first: string; attempt: number }> = []
+  queue.consume(
+    async (messages, delivery) => {
+      attempts.push({ first: messages[0]!, attempt: delivery.attempt })
+      if (attempts.length < 3) throw new Error('store down')
+    },
+    { maxBatch: 100, maxWaitMs: 1, retryDelayMs: 5, retryMaxDelayMs: 10 },
+  )
+  await queue.publish(['a', 'b'])
+  assert.equal(await queue.drain(5000), true)
+  assert.deepEqual(attempts, [{ first: 'a', attempt: 1 }, { first: 'a', attempt: 2 }, { first: 'a', attempt: 3 }])
+  await queue.publish(['c'])
+  assert.equal(await queue.drain(5000), true)
+  assert.deepEqual(attempts.at(-1), { first: 'c', attempt: 1 })
+  await queue.close()
+
+  // A long backoff: new publishes wake the consumer, but not the failed batch's pause; close does.
+  const slow = await openFileEventQueue({ dir: await newDir() })
+  let calls = 0
+  slow.consume(async () => {
+    calls++
+    throw new Error('store down')
+  }, { maxBatch: 100, maxWaitMs: 1, retryDelayMs: 600_000 })
+  await slow.publish(['x'])
+  while (calls === 0) await new Promise((r) => setTimeout(r, 5))
+  for (let i = 0; i < 20; i++) await slow.publish([`y${i}`])
+  await new Promise((r) => setTimeout(r, 100))
+  assert.equal(calls, 1)
+  await slow.close()
+  t.diagnostic('close ended the backoff')
+})
+
+test('file queue: a write that fails for lack of space is undone, reported in writeState, and writes resume once space is back', async (t) => {
+  const mount = await mkdtemp(path.join(os.tmpdir(), 'tally-queue-tmpfs-'))
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount])
+  t.after(async () => {
+    execFileSync('umount', ['-l', mount])
+    await rm(mount, { recursive: true, force: true })
+  })
+  const dir = path.join(mount, 'q')
+  const queue = await openFileEventQueue({ dir, probeMinMs: 5, probeMaxMs: 20 })
+  t.after(() => queue.close())
+  await writeFile(path.join(mount, 'filler'), Buffer.alloc(512 * 1024))
+  const accepted: string[] = []
+  let failure: unknown = null
+  for (let i = 0; i < 200 && !failure; i++) {
+    const batch = Array.from({ length: 10 }, (_, j) => `m${i}-${j}-${'p'.repeat(1000)}`)
+    try {
+      await queue.publish(batch)
+      accepted.push(...batch)
+    } catch (err) {
+      failure = err
+    }
+  }
+  assert.equal((failure as { code?: string } | null)?.code, 'ENOSPC')
+  const blocked = queue.writeState()
+  assert.equal(blocked.writable, false)
+  assert.match(blocked.reason!, /ENOSPC/)
+  await rm(path.join(mount, 'filler'))
+  // The probe notices without any publish.
+  while (!queue.writeState().writable) await new Promise((r) => setTimeout(r, 5))
+  const later = ['after-1', 'after-2']
+  await queue.publish(later)
+  const delivered: string[] = []
+  queue.consume(async (m) => {
+    delivered.push(...m)
+  }, { maxBatch: 1000, maxWaitMs: 1 })
+  assert.equal(await queue.drain(5000), true)
+  // Exactly what was acknowledged: no piece of the refused write.
+  assert.deepEqual(delivered, [...accepted, ...later])
 })
