@@ -2,6 +2,7 @@ import type { ActionStore } from '../../modules/actions/action-store.ts'
 import type { Action, ActionInput } from '../../modules/actions/action-types.ts'
 import type { SqlClient } from './sql-client.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
+import { setClause, SqlExpr } from './sql-set-clause.ts'
 
 const ACTION_SELECT = `SELECT a.*, ${userRefColumns('u')} FROM actions a LEFT JOIN users u ON u.id = a.created_by`
 
@@ -75,11 +76,9 @@ export function createSqlActionStore(db: SqlClient): ActionStore {
       return row.id
     },
     async update(projectId, id, input) {
-      const cols = Object.entries({ ...columns(input), updated_at: new Date().toISOString() }).filter(([, v]) => v !== undefined)
-      const sets = cols.map(([k], i) => `${k} = $${i + 3}`)
-      if (input.pinnedAt === null) sets.push('pinned_at = NULL')
-      else if (input.pinnedAt) sets.push('pinned_at = coalesce(pinned_at, now())')
-      await db.query(`UPDATE actions SET ${sets.join(', ')} WHERE project_id = $1 AND id = $2`, [projectId, id, ...cols.map(([, v]) => v)])
+      const pinnedAt = input.pinnedAt === null ? null : input.pinnedAt ? new SqlExpr('coalesce(pinned_at, now())') : undefined
+      const set = setClause({ ...columns(input), updated_at: new SqlExpr('now()'), pinned_at: pinnedAt }, 2)
+      await db.query(`UPDATE actions SET ${set.sql} WHERE project_id = $1 AND id = $2`, [projectId, id, ...set.params])
     },
   }
 }

@@ -3,6 +3,7 @@ import type { Dashboard, Tile } from '../../modules/dashboards/dashboard-types.t
 import type { SqlClient } from './sql-client.ts'
 import { INSIGHT_SELECT, insertInsightRow, toInsight } from './sql-insight-store.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
+import { setClause } from './sql-set-clause.ts'
 
 const DASHBOARD_SELECT = `SELECT d.*, ${userRefColumns('u')} FROM dashboards d LEFT JOIN users u ON u.id = d.created_by`
 
@@ -27,11 +28,6 @@ function toDashboard(r: Record<string, any>): Dashboard {
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v))
 
-/** Builds `SET a = $n, ...` from the defined entries; params continue after `offset` existing ones. */
-function setClause(fields: Record<string, unknown>, offset: number): { sql: string; params: unknown[] } {
-  const entries = Object.entries(fields).filter(([, v]) => v !== undefined)
-  return { sql: entries.map(([k], i) => `${k} = $${offset + i + 1}`).join(', '), params: entries.map(([, v]) => v) }
-}
 
 /** DashboardStore over any SqlClient. */
 export function createSqlDashboardStore(db: SqlClient): DashboardStore {

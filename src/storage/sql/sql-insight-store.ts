@@ -3,6 +3,7 @@ import type { InsightStore } from '../../modules/insights/insight-store.ts'
 import type { Insight, InsightInput } from '../../modules/insights/insight-types.ts'
 import type { SqlClient } from './sql-client.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
+import { setClause, SqlExpr } from './sql-set-clause.ts'
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
@@ -77,18 +78,18 @@ export function createSqlInsightStore(db: SqlClient): InsightStore {
     },
     insert: (input) => insertInsightRow(db, input),
     async update(projectId, id, input) {
-      const sets: string[] = ['updated_at = now()']
-      const params: unknown[] = [projectId, id]
-      const set = (col: string, v: unknown) => {
-        params.push(v)
-        sets.push(`${col} = $${params.length}`)
-      }
-      if (input.name !== undefined) set('name', input.name)
-      if (input.description !== undefined) set('description', input.description)
-      if (input.query !== undefined) set('query', input.query === null ? null : JSON.stringify(input.query))
-      if (input.filters !== undefined) set('filters', JSON.stringify(input.filters))
-      if (input.deleted !== undefined) set('deleted', input.deleted)
-      await db.query(`UPDATE insights SET ${sets.join(', ')} WHERE project_id = $1 AND id = $2`, params)
+      const set = setClause(
+        {
+          updated_at: new SqlExpr('now()'),
+          name: input.name,
+          description: input.description,
+          query: input.query === undefined ? undefined : input.query === null ? null : JSON.stringify(input.query),
+          filters: input.filters === undefined ? undefined : JSON.stringify(input.filters),
+          deleted: input.deleted,
+        },
+        2,
+      )
+      await db.query(`UPDATE insights SET ${set.sql} WHERE project_id = $1 AND id = $2`, [projectId, id, ...set.params])
     },
     async findDashboards(projectId, ids) {
       if (ids.length === 0) return []
