@@ -52,6 +52,17 @@ export function cohortStoreContract(name: string, open: OpenInWorld<CohortPorts>
     assert.deepEqual((await port.cohorts.listLive(world.otherProjectId)).map((c) => c.name), ['theirs'])
   })
 
+  test(`${name} cohorts: list pages the live cohorts, newest first, with their count`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    for (const n of ['one', 'two', 'three']) await port.cohorts.insert({ projectId: world.projectId, userId: world.userId, cohort: aCohort({ name: n }) })
+    await port.cohorts.insert({ projectId: world.projectId, userId: world.userId, cohort: aCohort({ name: 'dead', deleted: true }) })
+    await port.cohorts.insert({ projectId: world.otherProjectId, userId: world.userId, cohort: aCohort({ name: 'theirs' }) })
+    const page = await port.cohorts.list(world.projectId, { limit: 2, offset: 1 })
+    assert.deepEqual([page.count, page.rows.map((c) => c.name)], [3, ['two', 'one']])
+    assert.deepEqual((await port.cohorts.list(world.projectId, { limit: 2, offset: 3 })).rows, [])
+  })
+
   test(`${name} cohorts: get is project-scoped and finds deleted cohorts`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)

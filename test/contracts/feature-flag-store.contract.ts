@@ -50,6 +50,37 @@ export function featureFlagStoreContract(name: string, open: OpenInWorld<Feature
     assert.deepEqual((await port.listLive(world.otherProjectId)).map((f) => f.key), ['elsewhere'])
   })
 
+  test(`${name} flags: list filters, orders and pages the live flags in SQL, with the count of all that pass`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const ins = (over: Parameters<typeof aFlag>[0], projectId = world.projectId, userId = world.userId) => port.insert({ projectId, userId, flag: aFlag(over) })
+    const multivariate = { groups: [], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } }
+    await ins({ key: 'alpha', name: 'First 100%' })
+    await ins({ key: 'beta_x', name: 'Second', active: false })
+    await ins({ key: 'gamma', name: 'Third', filters: multivariate, evaluationRuntime: 'server' }, world.projectId, world.otherUserId)
+    await ins({ key: 'betaxx', name: 'Fourth' })
+    await ins({ key: 'dead', deleted: true })
+    await ins({ key: 'theirs' }, world.otherProjectId)
+    const keys = async (q: Parameters<FeatureFlagStore['list']>[1], page = { limit: 100, offset: 0 }) => {
+      const r = await port.list(world.projectId, q, page)
+      return [r.count, r.rows.map((f) => f.key)]
+    }
+    assert.deepEqual(await keys({}), [4, ['betaxx', 'gamma', 'beta_x', 'alpha']])
+    assert.deepEqual(await keys({}, { limit: 2, offset: 1 }), [4, ['gamma', 'beta_x']])
+    assert.deepEqual(await keys({ order: 'key' }), [4, ['alpha', 'beta_x', 'betaxx', 'gamma']])
+    assert.deepEqual(await keys({ order: '-key' }, { limit: 1, offset: 0 }), [4, ['gamma']])
+    assert.deepEqual(await keys({ active: false }), [1, ['beta_x']])
+    assert.deepEqual(await keys({ createdById: world.otherUserId }), [1, ['gamma']])
+    assert.deepEqual(await keys({ evaluationRuntime: 'server' }), [1, ['gamma']])
+    assert.deepEqual(await keys({ type: 'multivariant' }), [1, ['gamma']])
+    assert.deepEqual(await keys({ type: 'boolean', order: 'key' }), [3, ['alpha', 'beta_x', 'betaxx']])
+    assert.deepEqual(await keys({ type: 'experiment' }), [0, []])
+    // The search is a substring of key or name, case-insensitive, with % and _ taken literally.
+    assert.deepEqual(await keys({ search: 'BETA_', order: 'key' }), [1, ['beta_x']])
+    assert.deepEqual(await keys({ search: '100%' }), [1, ['alpha']])
+    assert.deepEqual(await keys({ search: 'third' }), [1, ['gamma']])
+  })
+
   test(`${name} flags: get finds deleted flags, and nothing of another project`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)
