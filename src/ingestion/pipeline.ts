@@ -93,14 +93,15 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
 
   async function processBatch(messages: string[], attempt: number): Promise<void> {
     const letters: DeadLetter[] = []
+    const drops: string[] = []
     let items: Item[] = messages.map((message) => ({ message, event: null }))
-    const decoded = await runStep(decodeStep, messages, items, letters, attempt)
+    const decoded = await runStep(decodeStep, messages, items, { letters, drops, attempt })
     items = decoded
     crashPoint('pipeline.after-decode')
     for (const step of [...deps.steps, deps.store]) {
       if (items.length === 0) break
       if (step === deps.store) crashPoint('pipeline.before-store')
-      items = await runStep(step, items.map((i) => i.event!), items, letters, attempt)
+      items = await runStep(step, items.map((i) => i.event!), items, { letters, drops, attempt })
     }
     crashPoint('pipeline.after-store')
     if (letters.length > 0) {
@@ -109,11 +110,18 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
     }
     // Counted only once the batch has gone through: a retried batch is not counted twice.
     deps.counters.add('ok', 'stored', items.length)
+    for (const reason of drops) deps.counters.add('drop', reason)
     for (const l of letters) deps.counters.add('dlq', l.reason)
     if (letters.length > 0) deps.counters.add('dlq', 'written', letters.length)
   }
 
-  async function runStep<I>(step: BatchStep<I, StoredEvent>, inputs: I[], items: Item[], letters: DeadLetter[], attempt: number): Promise<Item[]> {
+  /** Runs one step; dead letters and drops are collected and only counted once the batch went through. */
+  async function runStep<I>(
+    step: BatchStep<I, StoredEvent>,
+    inputs: I[],
+    items: Item[],
+    { letters, drops, attempt }: { letters: DeadLetter[]; drops: string[]; attempt: number },
+  ): Promise<Item[]> {
     let results: StepResult<StoredEvent>[]
     try {
       results = await step.run(inputs)
@@ -132,7 +140,7 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
           out.push({ message: item.message, event: r.value })
           break
         case 'drop':
-          deps.counters.add('drop', r.reason)
+          drops.push(r.reason)
           break
         case 'dlq':
           letters.push(toLetter(item, step.name, r.reason, r.error))
