@@ -11,6 +11,10 @@ import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
 import { createIngestionHealth, withQueueState, type IngestionHealth } from '../ingestion/ingestion-health.ts'
 import type { EventStore } from '../modules/events/event-store.ts'
+import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import type { SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
 
 export interface TallyApp {
   http: FastifyInstance
@@ -60,7 +64,7 @@ export async function createApp(
       retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: createMetrics(services, stores.queue), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: createMetrics(services, stores.queue), sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache
@@ -94,4 +98,11 @@ export async function createApp(
     await stores.close()
     throw err
   }
+}
+
+/** Where the installed posthog-js keeps its browser scripts, and its version (served at `/static/`). */
+function posthogJsAssets(): SdkAssetOptions {
+  const manifest = createRequire(import.meta.url).resolve('posthog-js/package.json')
+  const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }
+  return { dir: path.join(path.dirname(manifest), 'dist'), version }
 }

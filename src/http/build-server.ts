@@ -30,6 +30,7 @@ import { localEvaluationRoutes } from '../modules/decide/definitions-routes.ts'
 import { featureFlagRoutes } from '../modules/feature-flags/feature-flag-routes.ts'
 import { cohortRoutes } from '../modules/cohorts/cohort-routes.ts'
 import { groupTypeRoutes } from '../modules/group-types/group-type-routes.ts'
+import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
 
 /** What the routes are given: the composition root passes its services (this layer does not import app/). */
 export interface ServerServices {
@@ -53,6 +54,8 @@ export interface ServerOptions {
   isReady: () => boolean
   /** What `/_ready` checks besides `isReady` (ingestion state, store pings); see health-routes.ts. */
   readiness?: Readiness
+  /** posthog-js's files that `/static/` serves. */
+  sdkAssets: SdkAssetOptions
   /** What `/_metrics` serves (HTTP request metrics are added to it). */
   metrics: Registry
   /** Level of successful capture and decide requests in the log (default debug). */
@@ -103,6 +106,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes })
     const { decide, projects, flagDefinitions: definitions } = services
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
+    await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
   })
 
   await app.register(async (privateScope) => {

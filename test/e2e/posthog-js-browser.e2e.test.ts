@@ -44,6 +44,8 @@ test('posthog-js in Chromium: pageview, custom event, autocapture and identify r
   const tab = await browser.newPage()
   tab.on('console', (m) => process.env.DEBUG_BROWSER && console.log('console:', m.text()))
   tab.on('response', (r) => process.env.DEBUG_BROWSER && console.log('response:', r.status(), r.url()))
+  const fromTally: string[] = []
+  tab.on('response', (r) => r.url().startsWith(tally) && fromTally.push(`${r.status()} ${new URL(r.url()).pathname}`))
   await tab.goto(site)
 
   const stored = await eventually(async () => {
@@ -61,6 +63,8 @@ test('posthog-js in Chromium: pageview, custom event, autocapture and identify r
   const identify = stored.find((e) => e.event === '$identify')!
   assert.equal(identify.distinct_id, 'user-42')
   assert.equal(identify.properties.$anon_distinct_id, custom.distinct_id)
+  // Every request the SDK made to Tally succeeded.
+  assert.deepEqual(fromTally.filter((r) => !/^(200|204) /.test(r)), [])
 })
 
 test('posthog-js in Chromium: flags defined through the API are seen by the browser', { skip }, async (t) => {
@@ -98,4 +102,30 @@ test('posthog-js in Chromium: flags defined through the API are seen by the brow
   await tab.goto(site)
   const results = await eventually(() => tab.evaluate(() => (window as any).results.checkout !== undefined && (window as any).results))
   assert.deepEqual(results, { checkout: true, nobody: false, banner: 'blue', payload: { color: '#00f' } })
+})
+
+test('posthog-js loaded from Tally\'s /static/array.js fetches its lazy extensions from /static/ without an error', { skip }, async (t) => {
+  const app = await buildTestApp(t)
+  const tally = await listen(app)
+  const site = await servePage(t, `<!doctype html><html><body>
+<script src="${tally}/static/array.js"></script>
+<script>
+  posthog.init(${JSON.stringify(app.projectKey)}, {
+    api_host: ${JSON.stringify(tally)}, persistence: 'memory', capture_dead_clicks: true,
+    request_queue_config: { flush_interval_ms: 250 }, opt_out_useragent_filter: true,
+  })
+  posthog.capture('from the snippet bundle')
+</script></body></html>`)
+  const browser = await launchBrowser(t)
+  const tab = await browser.newPage()
+  const fromTally: string[] = []
+  const errors: string[] = []
+  tab.on('response', (r) => r.url().startsWith(tally) && fromTally.push(`${r.status()} ${new URL(r.url()).pathname}`))
+  tab.on('console', (m) => m.type() === 'error' && errors.push(m.text()))
+  await tab.goto(site)
+  await eventually(async () => (await events(app)).some((e) => e.event === 'from the snippet bundle'))
+  const extensions = fromTally.filter((r) => r.includes(' /static/') && !r.endsWith('/static/array.js'))
+  assert.ok(extensions.length > 0, `no extension was loaded: ${fromTally.join(', ')}`)
+  assert.deepEqual(fromTally.filter((r) => !/^(200|204) /.test(r)), [])
+  assert.deepEqual(errors, [])
 })

@@ -30,6 +30,8 @@ export async function servePage(t: TestContext, html: string): Promise<string> {
   const server = http.createServer((req, res) => {
     if (req.url === '/posthog.js') {
       res.writeHead(200, { 'content-type': 'application/javascript' }).end(bundle)
+    } else if (req.url === '/favicon.ico') {
+      res.writeHead(204).end() // so the only 404s a page sees are Tally's
     } else if (req.url === '/' || req.url?.startsWith('/?')) {
       res.writeHead(200, { 'content-type': 'text/html' }).end(html)
     } else res.writeHead(404).end()
