@@ -4,7 +4,7 @@ import type { IngestionCounters } from '../ingestion/ingestion-counters.ts'
 import { createStoreEventsStep } from '../ingestion/steps/store-events-step.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
 import type { IngestionHealthTracker } from '../ingestion/ingestion-health.ts'
-import type { EventStore } from '../modules/events/event-store.ts'
+import type { EventStore } from '../ingestion/event-store.ts'
 
 /**
  * The ingestion pipeline as this deployment runs it: decode -> `steps` -> store. Person and group

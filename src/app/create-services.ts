@@ -1,5 +1,5 @@
 import type { SqlClient } from '../storage/sql/sql-client.ts'
-import type { EventStore } from '../modules/events/event-store.ts'
+import type { EventStore } from '../ingestion/event-store.ts'
 import { createSqlProjectStore } from '../storage/sql/sql-project-store.ts'
 import { createProjectService } from '../modules/projects/project-service.ts'
 import type { EventQueue } from '../queue/event-queue.ts'

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { StoredEvent } from '../modules/events/event-store.ts'
+import type { StoredEvent } from './event-store.ts'
 import type { BatchDelivery } from '../queue/event-queue.ts'
 import { classifyFailure, describeFailure, type FailureKind } from './classify-failure.ts'
 import type { DeadLetter, DeadLetterStore } from './dead-letter-store.ts'

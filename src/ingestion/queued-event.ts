@@ -1,5 +1,5 @@
 import type { NormalisedEvent } from '../domain/events/index.ts'
-import type { StoredEvent } from '../modules/events/event-store.ts'
+import type { StoredEvent } from './event-store.ts'
 
 /**
  * The queue message for one accepted event: a compact JSON header, a tab, then the properties as

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { EventReadStore, EventRow } from '../../src/modules/events/event-read-store.ts'
-import type { EventStore, StoredEvent } from '../../src/modules/events/event-store.ts'
+import type { EventStore, StoredEvent } from '../../src/ingestion/event-store.ts'
 import { anEvent, TRICKY_JSON } from './builders.ts'
 import type { Open } from './sql-harness.ts'
 

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import path from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import pino, { type Logger } from 'pino'
-import type { EventStore, StoredEvent } from '../../src/modules/events/event-store.ts'
+import type { EventStore, StoredEvent } from '../../src/ingestion/event-store.ts'
 
 /** A pino logger at info whose JSON lines are kept in `lines` (parsed). */
 export function capturedLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {

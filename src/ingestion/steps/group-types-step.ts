@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../modules/events/event-store.ts'
+import type { StoredEvent } from '../event-store.ts'
 import type { GroupTypeService } from '../../modules/group-types/group-type-service.ts'
 import { ok, retry, type BatchStep, type StepResult } from '../results.ts'
 

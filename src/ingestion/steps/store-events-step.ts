@@ -1,4 +1,4 @@
-import type { EventStore, StoredEvent } from '../../modules/events/event-store.ts'
+import type { EventStore, StoredEvent } from '../event-store.ts'
 import { ok, type BatchStep } from '../results.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { EventStore, StoredEvent } from '../../modules/events/event-store.ts'
+import type { EventStore, StoredEvent } from '../../ingestion/event-store.ts'
 import type { DuckDb } from './open-duckdb.ts'
 
 export interface DuckDbEventStoreOptions {
