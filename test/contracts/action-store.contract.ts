@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { ActionStore } from '../../src/modules/actions/action-store.ts'
-import { anAction, apart, aStep, TRICKY_JSON } from './builders.ts'
+import { anAction, apart, assertRefusedField, aStep, LONE_SURROGATE, TRICKY_JSON } from './builders.ts'
 import type { OpenInWorld } from './sql-harness.ts'
 
 /** What every ActionStore adapter promises. */
@@ -27,6 +27,19 @@ export function actionStoreContract(name: string, open: OpenInWorld<ActionStore>
     assert.equal(a.createdBy?.id, world.userId)
     assert.ok(apart(a.createdAt, before) < 60_000)
     assert.equal(await port.find(world.otherProjectId, id), null)
+  })
+
+  test(`${name} actions: a NUL anywhere is refused naming the field; a lone surrogate is stored as U+FFFD`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const w = { projectId: world.projectId, createdBy: world.userId }
+    await assertRefusedField(port.insert({ ...anAction({ name: 'a\u0000' }), ...w }), 'name')
+    await assertRefusedField(port.insert({ ...anAction({ steps: [aStep({ url: '\u0000' })] }), ...w }), 'steps')
+    const id = await port.insert({ ...anAction({ description: LONE_SURROGATE.written, steps: [aStep({ text: LONE_SURROGATE.written })] }), ...w })
+    const a = (await port.find(world.projectId, id))!
+    assert.deepEqual([a.description, a.steps[0]!.text], [LONE_SURROGATE.read, LONE_SURROGATE.read])
+    await assertRefusedField(port.update(world.projectId, id, { tags: ['\u0000'] }), 'tags')
+    assert.deepEqual(await port.find(world.projectId, id), a)
   })
 
   test(`${name} actions: list counts live actions, most recently calculated first then by name, and pages`, async (t) => {

@@ -1,9 +1,11 @@
+import assert from 'node:assert/strict'
+import { AppError } from '../../src/shared/errors.ts'
 import type { ActionInput, ActionStep } from '../../src/modules/actions/action-types.ts'
 import type { CohortWrite } from '../../src/modules/cohorts/cohort-types.ts'
 import type { DashboardInput } from '../../src/modules/dashboards/dashboard-types.ts'
 import type { FeatureFlagWrite } from '../../src/modules/feature-flags/feature-flag-types.ts'
 import type { InsightInput } from '../../src/modules/insights/insight-types.ts'
-import type { StoredEvent } from '../../src/modules/events/event-store.ts'
+import type { StoredEvent } from '../../src/ingestion/event-store.ts'
 import type { DeadLetter } from '../../src/ingestion/dead-letter-store.ts'
 import { randomUUID } from 'node:crypto'
 
@@ -122,3 +124,17 @@ export async function rejection(p: Promise<unknown>): Promise<{ code?: string; m
   }
   throw new Error('expected a rejection')
 }
+
+/**
+ * Asserts the write was refused as a 400 naming `attr`: PostgreSQL cannot store U+0000, and the
+ * store says so in the API's terms instead of failing with a 500.
+ */
+export async function assertRefusedField(p: Promise<unknown>, attr: string): Promise<void> {
+  const err = await rejection(p)
+  assert.ok(err instanceof AppError, `expected an AppError, got: ${err.message}`)
+  assert.equal(err.code, 'validation_error')
+  assert.equal(err.attr, attr)
+}
+
+/** Text with a lone surrogate, and how it reads back: as U+FFFD, the way PostgreSQL's UTF-8 holds it. */
+export const LONE_SURROGATE = { written: 'half \ud83d pair', read: 'half \uFFFD pair' }

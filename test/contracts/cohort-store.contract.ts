@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { CohortStore } from '../../src/modules/cohorts/cohort-store.ts'
 import type { PersonDataWriter } from '../../src/modules/persons/person-data-store.ts'
-import { aCohort, apart, TRICKY_JSON } from './builders.ts'
+import { aCohort, apart, assertRefusedField, LONE_SURROGATE, TRICKY_JSON } from './builders.ts'
 import type { OpenInWorld } from './sql-harness.ts'
 
 /** The cohort store, with the person writer that makes the members of static cohorts. */
@@ -37,6 +37,18 @@ export function cohortStoreContract(name: string, open: OpenInWorld<CohortPorts>
     t.after(close)
     const cohort = await port.cohorts.insert({ projectId: world.projectId, userId: world.userId, cohort: aCohort({ filters: null, isStatic: true }) })
     assert.equal((await port.cohorts.get(world.projectId, cohort.id))?.filters, null)
+  })
+
+  test(`${name} cohorts: a NUL anywhere is refused naming the field; a lone surrogate is stored as U+FFFD`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const w = { projectId: world.projectId, userId: world.userId }
+    await assertRefusedField(port.cohorts.insert({ ...w, cohort: aCohort({ description: '\u0000' }) }), 'description')
+    await assertRefusedField(port.cohorts.insert({ ...w, cohort: aCohort({ groups: [{ properties: [{ key: 'email', value: 'a\u0000' }] }] }) }), 'groups')
+    const c = await port.cohorts.insert({ ...w, cohort: aCohort({ name: LONE_SURROGATE.written, groups: [LONE_SURROGATE.written] }) })
+    assert.deepEqual([c.name, c.groups], [LONE_SURROGATE.read, [LONE_SURROGATE.read]])
+    await assertRefusedField(port.cohorts.update({ projectId: world.projectId, id: c.id, cohort: aCohort({ name: 'x\u0000' }) }), 'name')
+    assert.deepEqual(await port.cohorts.get(world.projectId, c.id), c)
   })
 
   test(`${name} cohorts: listLive is newest first, without deleted cohorts or other projects' cohorts`, async (t) => {

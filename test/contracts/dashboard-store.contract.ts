@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { DashboardStore } from '../../src/modules/dashboards/dashboard-store.ts'
-import { aDashboard, anInsight, apart, TRICKY_JSON } from './builders.ts'
+import { aDashboard, anInsight, apart, assertRefusedField, LONE_SURROGATE, TRICKY_JSON } from './builders.ts'
 import type { OpenInWorld } from './sql-harness.ts'
 
 /** What every DashboardStore adapter promises (dashboards, tiles, text cards). */
@@ -30,6 +30,26 @@ export function dashboardStoreContract(name: string, open: OpenInWorld<Dashboard
     assert.equal(await port.find(world.otherProjectId, id), null)
     const plain = await port.find(world.projectId, await port.insert({ projectId: world.projectId, createdBy: world.userId, creationMode: 'default' }))
     assert.deepEqual([plain?.name, plain?.description, plain?.pinned, plain?.restrictionLevel, plain?.tags], [null, '', false, 21, []])
+  })
+
+  test(`${name} dashboards: a NUL anywhere is refused naming the field; a lone surrogate is stored as U+FFFD`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const w = { projectId: world.projectId, createdBy: world.userId, creationMode: 'default' as const }
+    await assertRefusedField(port.insert({ ...aDashboard({ name: '\u0000' }), ...w }), 'name')
+    await assertRefusedField(port.insert({ ...aDashboard({ filters: { date_from: '\u0000' } }), ...w }), 'filters')
+    const id = await port.insert({ ...aDashboard({ description: LONE_SURROGATE.written, tags: [LONE_SURROGATE.written] }), ...w })
+    const d = (await port.find(world.projectId, id))!
+    assert.deepEqual([d.description, d.tags], [LONE_SURROGATE.read, [LONE_SURROGATE.read]])
+    await assertRefusedField(port.update(world.projectId, id, { description: '\u0000' }), 'description')
+    await assertRefusedField(port.insertText({ projectId: world.projectId, body: '\u0000', createdBy: world.userId }), 'body')
+    const text = await port.insertText({ projectId: world.projectId, body: 'ok', createdBy: world.userId })
+    await assertRefusedField(port.updateText(text, 'x\u0000'), 'body')
+    await assertRefusedField(port.insertTile({ dashboardId: id, textId: text, layouts: { sm: { i: '\u0000' } } }), 'layouts')
+    const tile = await port.insertTile({ dashboardId: id, textId: text })
+    await assertRefusedField(port.updateTile(tile, { filtersOverrides: { '\u0000': 1 } }), 'filters_overrides')
+    assert.deepEqual(await port.find(world.projectId, id), d)
+    assert.deepEqual((await port.tiles(id)).map((x) => [x.text?.body, x.filtersOverrides]), [['ok', null]])
   })
 
   test(`${name} dashboards: list counts live dashboards, pinned first then by name, and pages`, async (t) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FeatureFlagStore } from '../../src/modules/feature-flags/feature-flag-store.ts'
-import { aFlag, apart, rejection, TRICKY_JSON } from './builders.ts'
+import { aFlag, apart, assertRefusedField, LONE_SURROGATE, rejection, TRICKY_JSON } from './builders.ts'
 import type { OpenInWorld } from './sql-harness.ts'
 
 /** What every FeatureFlagStore adapter promises. */
@@ -34,6 +34,21 @@ export function featureFlagStoreContract(name: string, open: OpenInWorld<Feature
     const read = await port.get(world.projectId, flag.id)
     assert.deepEqual(read?.filters, filters)
     assert.equal(read?.name, TRICKY_JSON.text)
+  })
+
+  test(`${name} flags: a NUL anywhere is refused naming the field; a lone surrogate is stored as U+FFFD`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const w = { projectId: world.projectId, userId: world.userId }
+    await assertRefusedField(port.insert({ ...w, flag: aFlag({ name: 'a\u0000b' }) }), 'name')
+    await assertRefusedField(port.insert({ ...w, flag: aFlag({ filters: { groups: [{ properties: [{ key: 'k\u0000', value: 'v' }] }] } }) }), 'filters')
+    await assertRefusedField(port.insert({ ...w, flag: aFlag({ tags: ['\u0000'] }) }), 'tags')
+    const flag = await port.insert({ ...w, flag: aFlag({ name: LONE_SURROGATE.written, filters: { payloads: { true: LONE_SURROGATE.written } } }) })
+    assert.equal(flag.name, LONE_SURROGATE.read)
+    assert.deepEqual(flag.filters, { payloads: { true: LONE_SURROGATE.read } })
+    await assertRefusedField(port.update({ ...w, id: flag.id, flag: aFlag({ key: flag.key, name: '\u0000' }) }), 'name')
+    assert.deepEqual(await port.get(world.projectId, flag.id), flag)
+    assert.equal((await port.listLive(world.projectId)).length, 1)
   })
 
   test(`${name} flags: listLive is newest first, without deleted flags or other projects' flags`, async (t) => {

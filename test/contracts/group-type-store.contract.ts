@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { GroupTypeStore } from '../../src/modules/group-types/group-type-store.ts'
+import { assertRefusedField, LONE_SURROGATE } from './builders.ts'
 import type { OpenInWorld } from './sql-harness.ts'
 
 /** What every GroupTypeStore adapter promises. */
@@ -44,6 +45,15 @@ export function groupTypeStoreContract(name: string, open: OpenInWorld<GroupType
     const all = await port.list(world.projectId)
     assert.deepEqual(all.map((g) => g.groupTypeIndex), [0, 1, 2, 3, 4])
     assert.deepEqual(all.map((g) => g.groupType).sort(), ['a', 'b', 'c', 'd', 'e'])
+  })
+
+  test(`${name} group types: a NUL in a name from events is stored as U+FFFD; in a display name it is refused`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const all = await port.insertMissing(world.projectId, ['org\u0000', LONE_SURROGATE.written])
+    assert.deepEqual(all.map((g) => g.groupType), ['org\uFFFD', LONE_SURROGATE.read])
+    await assertRefusedField(port.updateNames(world.projectId, 0, { nameSingular: 'a\u0000', namePlural: null }), 'name_singular')
+    assert.equal((await port.list(world.projectId))[0]!.nameSingular, null)
   })
 
   test(`${name} group types: updateNames sets and clears the display names of one index`, async (t) => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { DashboardStore } from '../../src/modules/dashboards/dashboard-store.ts'
 import type { InsightStore } from '../../src/modules/insights/insight-store.ts'
-import { aDashboard, anInsight, apart, TRICKY_JSON } from './builders.ts'
+import { aDashboard, anInsight, apart, assertRefusedField, LONE_SURROGATE, TRICKY_JSON } from './builders.ts'
 import type { OpenInWorld } from './sql-harness.ts'
 
 /** The insight store, with the dashboard store that makes dashboards to place insights on. */
@@ -39,6 +39,18 @@ export function insightStoreContract(name: string, open: OpenInWorld<InsightPort
     assert.equal(read?.createdBy, null)
     assert.equal(read?.query, null)
     assert.equal(read?.name, null)
+  })
+
+  test(`${name} insights: a NUL anywhere is refused naming the field; a lone surrogate is stored as U+FFFD`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const w = { projectId: world.projectId, createdBy: world.userId }
+    await assertRefusedField(port.insights.insert({ ...anInsight({ query: { kind: 'x', series: [{ event: '\u0000' }] } }), ...w }), 'query')
+    const id = await port.insights.insert({ ...anInsight({ query: { kind: LONE_SURROGATE.written } }), ...w })
+    assert.deepEqual((await port.insights.find(world.projectId, id))?.query, { kind: LONE_SURROGATE.read })
+    await assertRefusedField(port.insights.update(world.projectId, id, { name: '\u0000' }), 'name')
+    await assertRefusedField(port.dashboards.insertInsight({ ...anInsight({ filters: { '\u0000': 1 } }), ...w }), 'filters')
+    assert.equal((await port.insights.list(world.projectId, { limit: 10, offset: 0 })).count, 1)
   })
 
   test(`${name} insights: list counts live insights, most recently modified first, and pages`, async (t) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { BootstrapInput, ProjectStore } from '../../src/modules/projects/project-store.ts'
-import { apart, rejection } from './builders.ts'
+import { apart, assertRefusedField, rejection } from './builders.ts'
 import type { Open } from './sql-harness.ts'
 
 function aBootstrap(over: Partial<BootstrapInput> = {}): BootstrapInput {
@@ -55,6 +55,17 @@ export function projectStoreContract(name: string, open: Open<ProjectStore>): vo
     const again = await rejection(port.createUser({ organizationId: project.organizationId, email: 'owner@example.com', firstName: 'X' }))
     assert.equal(again.code, '23505')
     assert.ok(await port.createUser({ organizationId: project.organizationId, email: 'two@example.com', firstName: 'Two' }))
+  })
+
+  test(`${name} projects: a NUL in a name or an email is refused naming the field`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    await assertRefusedField(port.bootstrap(aBootstrap({ projectName: 'p\u0000' })), 'name')
+    assert.equal(await port.isEmpty(), true)
+    const { organization } = await port.bootstrap(aBootstrap())
+    await assertRefusedField(port.createProject({ organizationId: organization.id, name: '\u0000', apiToken: 'phc_x' }), 'name')
+    await assertRefusedField(port.createUser({ organizationId: organization.id, email: 'a\u0000@x.io', firstName: 'A' }), 'email')
+    assert.equal((await port.listProjects()).length, 1)
   })
 
   test(`${name} projects: a new project makes every member of the organization a member of it`, async (t) => {

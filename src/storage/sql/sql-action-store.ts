@@ -1,6 +1,7 @@
 import type { ActionStore } from '../../modules/actions/action-store.ts'
 import type { Action, ActionInput } from '../../modules/actions/action-types.ts'
 import type { SqlClient } from './sql-client.ts'
+import { refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { setClause, SqlExpr } from './sql-set-clause.ts'
 
@@ -27,13 +28,14 @@ function toAction(r: Record<string, any>): Action {
 
 /** Column values of an input, `undefined` for fields not given. `pinned_at` keeps an existing pin. */
 function columns(input: ActionInput): Record<string, unknown> {
+  refuseNul({ name: input.name, description: input.description, tags: input.tags, slack_message_format: input.chatMessageFormat, steps: input.steps })
   return {
     name: input.name,
     description: input.description,
-    tags: input.tags === undefined ? undefined : JSON.stringify(input.tags),
+    tags: input.tags === undefined ? undefined : toPgJson(input.tags),
     post_to_slack: input.postToChat,
     slack_message_format: input.chatMessageFormat,
-    steps: input.steps === undefined ? undefined : JSON.stringify(input.steps),
+    steps: input.steps === undefined ? undefined : toPgJson(input.steps),
     deleted: input.deleted,
     last_calculated_at: input.lastCalculatedAt?.toISOString(),
   }

@@ -1,6 +1,7 @@
 import type { CohortStore } from '../../modules/cohorts/cohort-store.ts'
 import type { Cohort, CohortWrite } from '../../modules/cohorts/cohort-types.ts'
 import type { SqlClient } from './sql-client.ts'
+import { refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 
 const SELECT = `SELECT c.*, ${userRefColumns('u')},
@@ -28,7 +29,8 @@ function toCohort(r: Row): Cohort {
 }
 
 function writeParams(c: CohortWrite): unknown[] {
-  return [c.name, c.description, c.filters === null ? null : JSON.stringify(c.filters), JSON.stringify(c.groups), c.isStatic, c.deleted]
+  refuseNul({ name: c.name, description: c.description, filters: c.filters, groups: c.groups })
+  return [c.name, c.description, c.filters === null ? null : toPgJson(c.filters), toPgJson(c.groups), c.isStatic, c.deleted]
 }
 
 /** CohortStore over any SqlClient. */

@@ -1,6 +1,7 @@
 import type { DashboardStore } from '../../modules/dashboards/dashboard-store.ts'
-import type { Dashboard, Tile } from '../../modules/dashboards/dashboard-types.ts'
+import type { Dashboard, DashboardInput, Tile } from '../../modules/dashboards/dashboard-types.ts'
 import type { SqlClient } from './sql-client.ts'
+import { refuseNul, toPgJson } from './sql-text.ts'
 import { INSIGHT_SELECT, insertInsightRow, toInsight } from './sql-insight-store.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { setClause } from './sql-set-clause.ts'
@@ -26,8 +27,12 @@ function toDashboard(r: Record<string, any>): Dashboard {
   }
 }
 
-const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v))
+const json = (v: unknown) => (v === undefined || v === null ? null : toPgJson(v))
 
+
+function refuseNulInDashboard(input: DashboardInput): void {
+  refuseNul({ name: input.name, description: input.description, filters: input.filters, tags: input.tags })
+}
 
 /** DashboardStore over any SqlClient. */
 export function createSqlDashboardStore(db: SqlClient): DashboardStore {
@@ -49,6 +54,7 @@ export function createSqlDashboardStore(db: SqlClient): DashboardStore {
       return row ? toDashboard(row) : null
     },
     async insert(input) {
+      refuseNulInDashboard(input)
       const [row] = await db.query<{ id: number }>(
         `INSERT INTO dashboards (project_id, name, description, pinned, deleted, creation_mode, filters, tags, restriction_level, created_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
@@ -59,8 +65,8 @@ export function createSqlDashboardStore(db: SqlClient): DashboardStore {
           input.pinned ?? false,
           input.deleted ?? false,
           input.creationMode,
-          JSON.stringify(input.filters ?? {}),
-          JSON.stringify(input.tags ?? []),
+          toPgJson(input.filters ?? {}),
+          toPgJson(input.tags ?? []),
           input.restrictionLevel ?? 21,
           input.createdBy,
         ],
@@ -68,14 +74,15 @@ export function createSqlDashboardStore(db: SqlClient): DashboardStore {
       return row.id
     },
     async update(projectId, id, input) {
+      refuseNulInDashboard(input)
       const set = setClause(
         {
           name: input.name,
           description: input.description,
           pinned: input.pinned,
           deleted: input.deleted,
-          filters: input.filters === undefined ? undefined : JSON.stringify(input.filters),
-          tags: input.tags === undefined ? undefined : JSON.stringify(input.tags),
+          filters: input.filters === undefined ? undefined : toPgJson(input.filters),
+          tags: input.tags === undefined ? undefined : toPgJson(input.tags),
           restriction_level: input.restrictionLevel,
         },
         2,
@@ -120,17 +127,19 @@ export function createSqlDashboardStore(db: SqlClient): DashboardStore {
       return row ? { id: row.id, insightId: row.insight_id, textId: row.text_id, deleted: row.deleted } : null
     },
     async insertTile(tile) {
+      refuseNul({ layouts: tile.layouts, color: tile.color, filters_overrides: tile.filtersOverrides })
       const [row] = await db.query<{ id: number }>(
         `INSERT INTO dashboard_tiles (dashboard_id, insight_id, text_id, layouts, color, filters_overrides)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-        [tile.dashboardId, tile.insightId ?? null, tile.textId ?? null, JSON.stringify(tile.layouts ?? {}), tile.color ?? null, json(tile.filtersOverrides)],
+        [tile.dashboardId, tile.insightId ?? null, tile.textId ?? null, toPgJson(tile.layouts ?? {}), tile.color ?? null, json(tile.filtersOverrides)],
       )
       return row.id
     },
     async updateTile(tileId, patch) {
+      refuseNul({ layouts: patch.layouts, color: patch.color, filters_overrides: patch.filtersOverrides })
       const set = setClause(
         {
-          layouts: patch.layouts === undefined ? undefined : JSON.stringify(patch.layouts),
+          layouts: patch.layouts === undefined ? undefined : toPgJson(patch.layouts),
           color: patch.color,
           deleted: patch.deleted,
           filters_overrides: patch.filtersOverrides === undefined ? undefined : json(patch.filtersOverrides),
@@ -144,6 +153,7 @@ export function createSqlDashboardStore(db: SqlClient): DashboardStore {
       await db.query('UPDATE dashboard_tiles SET dashboard_id = $2 WHERE id = $1', [tileId, toDashboardId])
     },
     async insertText(input) {
+      refuseNul({ body: input.body })
       const [row] = await db.query<{ id: number }>('INSERT INTO dashboard_texts (project_id, body, created_by) VALUES ($1, $2, $3) RETURNING id', [
         input.projectId,
         input.body,
@@ -152,6 +162,7 @@ export function createSqlDashboardStore(db: SqlClient): DashboardStore {
       return row.id
     },
     async updateText(textId, body) {
+      refuseNul({ body })
       await db.query('UPDATE dashboard_texts SET body = $2, last_modified_at = now() WHERE id = $1', [textId, body])
     },
     insertInsight: (input) => insertInsightRow(db, input),

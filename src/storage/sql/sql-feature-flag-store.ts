@@ -1,6 +1,7 @@
 import type { FeatureFlagStore, FlagListQuery } from '../../modules/feature-flags/feature-flag-store.ts'
 import type { FeatureFlag, FeatureFlagWrite } from '../../modules/feature-flags/feature-flag-types.ts'
 import type { SqlClient } from './sql-client.ts'
+import { refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 
 const SELECT = `SELECT f.*, ${userRefColumns('c')}, ${userRefColumns('m', 'lm_')}
@@ -30,7 +31,8 @@ function toFlag(r: Row): FeatureFlag {
 }
 
 function writeParams(f: FeatureFlagWrite): unknown[] {
-  return [f.key, f.name, JSON.stringify(f.filters), f.active, f.deleted, f.ensureExperienceContinuity, JSON.stringify(f.tags), f.evaluationRuntime]
+  refuseNul({ key: f.key, name: f.name, filters: f.filters, tags: f.tags, evaluation_runtime: f.evaluationRuntime })
+  return [f.key, f.name, toPgJson(f.filters), f.active, f.deleted, f.ensureExperienceContinuity, toPgJson(f.tags), f.evaluationRuntime]
 }
 
 const ORDER_COLUMNS: Record<string, string> = { key: 'f.key', name: 'f.name', created_at: 'f.created_at', updated_at: 'f.updated_at' }

@@ -1,5 +1,6 @@
 import type { GroupType, GroupTypeStore } from '../../modules/group-types/group-type-store.ts'
 import type { SqlClient } from './sql-client.ts'
+import { refuseNul, toPgText } from './sql-text.ts'
 
 function toGroupType(r: Record<string, any>): GroupType {
   return { groupType: r.group_type, groupTypeIndex: r.group_type_index, nameSingular: r.name_singular, namePlural: r.name_plural }
@@ -12,7 +13,8 @@ export function createSqlGroupTypeStore(db: SqlClient): GroupTypeStore {
   return {
     list,
     async insertMissing(projectId, names) {
-      for (const name of names) {
+      // Names come from events' `$groups`: stored as ingestion stores text (U+0000 as U+FFFD), never refused.
+      for (const name of new Set(names.map(toPgText))) {
         // Lowest free index; a concurrent writer taking the same index makes this insert a no-op, so retry.
         for (let attempt = 0; attempt < 5; attempt++) {
           const rows = await db.query(
@@ -34,6 +36,7 @@ export function createSqlGroupTypeStore(db: SqlClient): GroupTypeStore {
       return list(projectId)
     },
     async updateNames(projectId, index, names) {
+      refuseNul({ name_singular: names.nameSingular, name_plural: names.namePlural })
       await db.query('UPDATE group_type_mappings SET name_singular = $3, name_plural = $4 WHERE project_id = $1 AND group_type_index = $2', [
         projectId,
         index,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { InsightStore } from '../../modules/insights/insight-store.ts'
 import type { Insight, InsightInput } from '../../modules/insights/insight-types.ts'
 import type { SqlClient } from './sql-client.ts'
+import { refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { setClause, SqlExpr } from './sql-set-clause.ts'
 
@@ -40,6 +41,7 @@ export function toInsight(r: Record<string, any>, prefix = ''): Insight {
 
 /** Inserts one insight row; shared with the dashboard store (templates and deep copies create insights). */
 export async function insertInsightRow(q: SqlClient, input: InsightInput & { projectId: number; createdBy: number | null }): Promise<number> {
+  refuseNulInInsight(input)
   const [row] = await q.query<{ id: number }>(
     `INSERT INTO insights (project_id, short_id, name, description, query, filters, deleted, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -48,13 +50,17 @@ export async function insertInsightRow(q: SqlClient, input: InsightInput & { pro
       newShortId(),
       input.name ?? null,
       input.description ?? '',
-      input.query === undefined || input.query === null ? null : JSON.stringify(input.query),
-      JSON.stringify(input.filters ?? {}),
+      input.query === undefined || input.query === null ? null : toPgJson(input.query),
+      toPgJson(input.filters ?? {}),
       input.deleted ?? false,
       input.createdBy,
     ],
   )
   return row.id
+}
+
+function refuseNulInInsight(input: InsightInput): void {
+  refuseNul({ name: input.name, description: input.description, query: input.query, filters: input.filters })
 }
 
 /** InsightStore over any SqlClient. */
@@ -78,13 +84,14 @@ export function createSqlInsightStore(db: SqlClient): InsightStore {
     },
     insert: (input) => insertInsightRow(db, input),
     async update(projectId, id, input) {
+      refuseNulInInsight(input)
       const set = setClause(
         {
           updated_at: new SqlExpr('now()'),
           name: input.name,
           description: input.description,
-          query: input.query === undefined ? undefined : input.query === null ? null : JSON.stringify(input.query),
-          filters: input.filters === undefined ? undefined : JSON.stringify(input.filters),
+          query: input.query === undefined ? undefined : input.query === null ? null : toPgJson(input.query),
+          filters: input.filters === undefined ? undefined : toPgJson(input.filters),
           deleted: input.deleted,
         },
         2,

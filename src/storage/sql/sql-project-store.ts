@@ -2,6 +2,7 @@ import { newUuid } from '../../shared/ids.ts'
 import type { BootstrapInput, ProjectStore } from '../../modules/projects/project-store.ts'
 import type { Organization, Project, User } from '../../modules/projects/project-types.ts'
 import type { SqlClient } from './sql-client.ts'
+import { refuseNul } from './sql-text.ts'
 
 const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
   p.timezone, p.created_at, p.updated_at`
@@ -44,6 +45,7 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
     return toProject(row)
   }
   async function insertProject(q: SqlClient, organizationId: number, name: string, apiToken: string) {
+    refuseNul({ name, api_token: apiToken })
     const [row] = await q.query<{ id: number }>(
       'INSERT INTO projects (uuid, organization_id, name, api_token) VALUES ($1, $2, $3, $4) RETURNING id',
       [newUuid(), organizationId, name, apiToken],
@@ -56,6 +58,7 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
     return projectById(q, row.id)
   }
   async function insertUser(q: SqlClient, organizationId: number, email: string, firstName: string): Promise<User> {
+    refuseNul({ email, first_name: firstName })
     const uuid = newUuid()
     const [row] = await q.query(
       `INSERT INTO users (uuid, distinct_id, email, first_name, organization_id) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
