@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../shared/errors.ts'
+import { classifyFailure } from '../shared/classify-failure.ts'
 import { ERROR_TABLE, type WireError } from './error-table.ts'
 
 /** Turns any thrown value into `{status, body}` in PostHog's error shape. */
@@ -8,6 +9,12 @@ export function toWireError(err: unknown): { status: number; body: WireError } {
     const row = ERROR_TABLE[err.code]
     const subCode = typeof err.extra?.subCode === 'string' ? err.extra.subCode : row.wireCode
     return { status: row.status, body: { type: row.type, code: subCode, detail: err.message, attr: err.attr } }
+  }
+  if (classifyFailure(err) === 'transient') {
+    // A store or disk that does not answer now (closed, refused, out of space): the client may retry.
+    const row = ERROR_TABLE.service_unavailable
+    const detail = 'A store Tally needs is unavailable; try again shortly.'
+    return { status: row.status, body: { type: row.type, code: row.wireCode, detail, attr: null } }
   }
   const fe = err as FastifyError
   if (fe && Array.isArray(fe.validation)) {
@@ -41,11 +48,13 @@ function attrOf(v: { instancePath?: string; params?: Record<string, unknown> } |
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const { status, body } = toWireError(err)
-    // A 503 (queue cannot write) is logged once per change of state by the queue, not per request.
-    if (status >= 500 && status !== 503) req.log.error({ err }, 'request failed')
+    // A 503 of the queue is logged once per change of state by the queue; a store outage on any
+    // other route is logged here, with the error.
+    if (status >= 500 && !(err instanceof AppError && err.code === 'service_unavailable')) req.log.error({ err }, 'request failed')
     if (status === 405) return reply.code(405).send()
     if (status === 401 && body.code === 'not_authenticated') reply.header('WWW-Authenticate', 'Bearer')
     if (err instanceof AppError && typeof err.extra?.retryAfterSeconds === 'number') reply.header('Retry-After', String(err.extra.retryAfterSeconds))
+    else if (status === 503) reply.header('Retry-After', '5')
     return reply.code(status).send(body)
   })
   app.setNotFoundHandler((_req, reply) => {

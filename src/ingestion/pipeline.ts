@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { StoredEvent } from './event-store.ts'
 import type { BatchDelivery } from '../queue/event-queue.ts'
-import { classifyFailure, describeFailure, type FailureKind } from './classify-failure.ts'
+import { classifyFailure, describeFailure, type FailureKind } from '../shared/classify-failure.ts'
 import type { DeadLetter, DeadLetterStore } from './dead-letter-store.ts'
 import type { IngestionCounters } from './ingestion-counters.ts'
 import type { IngestionHealthTracker } from './ingestion-health.ts'

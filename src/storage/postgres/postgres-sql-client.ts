@@ -6,7 +6,8 @@ pg.types.setTypeParser(20, (v) => Number(v))
 
 /** A SqlClient on a PostgreSQL server (the MetaStore at scale): same SQL and migrations as PGlite. */
 export function openPostgresSqlClient(url: string, poolSize = 10): SqlClient {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize })
+  // A server that does not answer fails a request after 5 s (a 503) instead of holding it forever.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 })
   pool.on('error', () => {}) // an idle client's error is reported on its next query
   const over = (q: { query: pg.Pool['query'] }): Omit<SqlClient, 'inTransaction' | 'close'> => ({
     async query<R>(sql: string, params?: unknown[]) {
@@ -25,17 +26,19 @@ export function openPostgresSqlClient(url: string, poolSize = 10): SqlClient {
         inTransaction: (inner) => inner(tx),
         close: async () => {},
       }
+      let result: T
       try {
         await conn.query('BEGIN')
-        const result = await fn(tx)
+        result = await fn(tx)
         await conn.query('COMMIT')
-        return result
       } catch (err) {
-        await conn.query('ROLLBACK').catch(() => {})
+        // A connection that cannot even roll back is broken: destroy it rather than pool it again.
+        const broken = await conn.query('ROLLBACK').then(() => undefined, (rollbackErr: Error) => rollbackErr)
+        conn.release(broken)
         throw err
-      } finally {
-        conn.release()
       }
+      conn.release()
+      return result
     },
     async close() {
       await pool.end()
