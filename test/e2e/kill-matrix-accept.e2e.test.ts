@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { runKillScenario } from '../helpers/kill-matrix.ts'
+
+// The kill -9 matrix, first half: the server is SIGKILLed at a crash point while it accepts
+// batches, flushes its queue and hands them to the worker's pipeline; after an unarmed restart every
+// event that got a 200 must be stored exactly once. (Second half, acknowledgement and restarts:
+// kill-matrix-worker; the deliberately broken variant: kill-matrix-broken.)
+const POINTS = [
+  // HTTP accept
+  'capture.body-received',
+  'capture.body-received:7',
+  'capture.after-publish',
+  'capture.after-publish:9',
+  // queue flush (group commit) and segment rotation
+  'queue.flush.before-write:2',
+  'queue.flush.after-write:2',
+  'queue.flush.after-datasync:2',
+  'queue.flush.after-resolve:3',
+  'queue.rotate.before-open',
+  'queue.rotate.after-open:2',
+  // the worker's pipeline
+  'worker.batch-received:2',
+  'pipeline.after-decode:2',
+  'pipeline.before-store:2',
+]
+
+for (const point of POINTS) {
+  test(`kill -9 at ${point}: every acknowledged event is stored exactly once`, { timeout: 120_000 }, async (t) => {
+    const r = await runKillScenario(t, { point, phase: 'accept' })
+    assert.deepEqual(r.missing, [], `${r.missing.length} of ${r.acked} acknowledged events lost`)
+    assert.equal(r.duplicates, 0)
+  })
+}
