@@ -118,6 +118,15 @@ test('connections past the per-IP cap are closed at once; /_health answers again
   for (let i = 0; i < 10; i++) assert.equal(await healthOnFreshConnection(addr), 200)
 })
 
+test('a trusted proxy is exempt from the per-IP cap (its clients share its address)', { timeout: 60_000 }, async (t) => {
+  const app = await buildTestApp(t, { env: { TALLY_MAX_CONNECTIONS_PER_IP: '2', TALLY_TRUSTED_PROXIES: '127.0.0.1' } })
+  const addr = await listen(app)
+  const held = await Promise.all(Array.from({ length: 5 }, () => rawSocket(addr)))
+  t.after(() => held.forEach((c) => c.socket.destroy()))
+  for (const c of held) c.socket.write('GET /_health HTTP/1.1\r\nHost: x\r\n\r\n')
+  await eventually(async () => held.every((c) => /^HTTP\/1\.1 200 /.test(c.received())), 100, 50)
+})
+
 test('the timeout and cap settings are validated', async () => {
   const { loadConfig } = await import('../../src/config/load-config.ts')
   assert.throws(() => loadConfig({}, { TALLY_REQUEST_TIMEOUT_MS: '1000', TALLY_HEADERS_TIMEOUT_MS: '5000' }), /TALLY_HEADERS_TIMEOUT_MS/)
