@@ -40,6 +40,7 @@ export function actionStoreContract(name: string, open: OpenInWorld<ActionStore>
     assert.deepEqual([a.description, a.steps[0]!.text], [LONE_SURROGATE.read, LONE_SURROGATE.read])
     await assertRefusedField(port.update(world.projectId, id, { tags: ['\u0000'] }), 'tags')
     assert.deepEqual(await port.find(world.projectId, id), a)
+    assert.equal(await port.findLiveByName(world.projectId, 'a\u0000'), null)
   })
 
   test(`${name} actions: list counts live actions, most recently calculated first then by name, and pages`, async (t) => {

@@ -49,6 +49,8 @@ export function featureFlagStoreContract(name: string, open: OpenInWorld<Feature
     await assertRefusedField(port.update({ ...w, id: flag.id, flag: aFlag({ key: flag.key, name: '\u0000' }) }), 'name')
     assert.deepEqual(await port.get(world.projectId, flag.id), flag)
     assert.equal((await port.listLive(world.projectId)).length, 1)
+    assert.equal(await port.keyExists(world.projectId, `${flag.key}\u0000`), false)
+    assert.deepEqual(await port.list(world.projectId, { search: '\u0000' }, { limit: 10, offset: 0 }), { count: 0, rows: [] })
   })
 
   test(`${name} flags: listLive is newest first, without deleted flags or other projects' flags`, async (t) => {

@@ -66,6 +66,8 @@ export function projectStoreContract(name: string, open: Open<ProjectStore>): vo
     await assertRefusedField(port.createProject({ organizationId: organization.id, name: '\u0000', apiToken: 'phc_x' }), 'name')
     await assertRefusedField(port.createUser({ organizationId: organization.id, email: 'a\u0000@x.io', firstName: 'A' }), 'email')
     assert.equal((await port.listProjects()).length, 1)
+    assert.equal(await port.findProjectByToken('phc_token_1\u0000'), null)
+    assert.equal(await port.findUserByPersonalKeyHash('hash-1\u0000'), null)
   })
 
   test(`${name} projects: a new project makes every member of the organization a member of it`, async (t) => {

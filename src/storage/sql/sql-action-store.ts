@@ -1,7 +1,7 @@
 import type { ActionStore } from '../../modules/actions/action-store.ts'
 import type { Action, ActionInput } from '../../modules/actions/action-types.ts'
 import type { SqlClient } from './sql-client.ts'
-import { refuseNul, toPgJson } from './sql-text.ts'
+import { cannotBeStored, refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { setClause, SqlExpr } from './sql-set-clause.ts'
 
@@ -58,6 +58,7 @@ export function createSqlActionStore(db: SqlClient): ActionStore {
       return row ? toAction(row) : null
     },
     async findLiveByName(projectId, name, exceptId) {
+      if (cannotBeStored(name)) return null
       const [row] = await db.query<{ id: number }>(
         'SELECT id FROM actions WHERE project_id = $1 AND name = $2 AND NOT deleted AND id <> $3 ORDER BY id LIMIT 1',
         [projectId, name, exceptId ?? 0],

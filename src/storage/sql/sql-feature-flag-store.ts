@@ -1,7 +1,7 @@
 import type { FeatureFlagStore, FlagListQuery } from '../../modules/feature-flags/feature-flag-store.ts'
 import type { FeatureFlag, FeatureFlagWrite } from '../../modules/feature-flags/feature-flag-types.ts'
 import type { SqlClient } from './sql-client.ts'
-import { refuseNul, toPgJson } from './sql-text.ts'
+import { cannotBeStored, refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 
 const SELECT = `SELECT f.*, ${userRefColumns('c')}, ${userRefColumns('m', 'lm_')}
@@ -47,7 +47,8 @@ function listWhere(projectId: number, q: FlagListQuery): { where: string; params
   if (q.active !== undefined) where.push(`f.active = ${param(q.active)}`)
   if (q.createdById !== undefined) where.push(`f.created_by = ${param(q.createdById)}`)
   if (q.evaluationRuntime) where.push(`f.evaluation_runtime = ${param(q.evaluationRuntime)}`)
-  if (q.search) {
+  if (q.search && cannotBeStored(q.search)) where.push('false')
+  else if (q.search) {
     const pattern = param(`%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
     where.push(`(f.key ILIKE ${pattern} OR f.name ILIKE ${pattern})`)
   }
@@ -83,6 +84,7 @@ export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
     },
     get: (projectId, id) => byId(db, projectId, id),
     async keyExists(projectId, key, exceptId) {
+      if (cannotBeStored(key)) return false
       const rows = await db.query('SELECT 1 FROM feature_flags WHERE project_id = $1 AND key = $2 AND NOT deleted AND id <> $3', [
         projectId,
         key,

@@ -2,7 +2,7 @@ import { newUuid } from '../../shared/ids.ts'
 import type { BootstrapInput, ProjectStore } from '../../modules/projects/project-store.ts'
 import type { Organization, Project, User } from '../../modules/projects/project-types.ts'
 import type { SqlClient } from './sql-client.ts'
-import { refuseNul } from './sql-text.ts'
+import { cannotBeStored, refuseNul } from './sql-text.ts'
 
 const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
   p.timezone, p.created_at, p.updated_at`
@@ -114,6 +114,7 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       ])
     },
     async findUserByPersonalKeyHash(hash) {
+      if (cannotBeStored(hash)) return null
       const rows = await db.query(
         `UPDATE personal_api_keys k SET last_used_at = now()
          FROM users u WHERE k.secure_value = $1 AND u.id = k.user_id
@@ -149,6 +150,7 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       return row ? toProject(row) : null
     },
     async findProjectByToken(token) {
+      if (cannotBeStored(token)) return null
       const [row] = await db.query(`SELECT ${PROJECT_COLUMNS} FROM ${PROJECT_FROM} WHERE p.api_token = $1`, [token])
       return row ? toProject(row) : null
     },

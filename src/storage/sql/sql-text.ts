@@ -24,6 +24,9 @@ export function toPgJson(value: unknown): string {
   return text.includes('\\u') ? text.replace(BAD_ESCAPE, '\\ufffd') : text
 }
 
+/** True when text holds U+0000: no stored text does, so a lookup by it finds nothing (and must not reach PostgreSQL, which fails on it). */
+export const cannotBeStored = (s: string): boolean => s.includes('\u0000')
+
 /**
  * Refuses, before PostgreSQL fails on it, a write whose text holds U+0000 anywhere (JSON keys
  * included): a 400 naming the field (`fields` is keyed by the field's wire name), not a 500.
