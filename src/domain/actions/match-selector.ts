@@ -20,7 +20,7 @@ export interface SelectorPart {
 
 const ATTRIBUTE = /\[\s*([^\]=\s~|^$*]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\]"'\s]*))\s*\]/
 const BARE_ATTRIBUTE = /\[[^\]]*\]/
-const COLON = /:([A-Za-z-]+)(?:\(([^)]*)\))?/
+const COLON = /(?<!\\):([A-Za-z-]+)(?:\(([^)]*)\))?/ // `\:` is part of a class (`.md\:flex`)
 const ID = /#([^.#[:\s>]+)/
 const FINAL_TAG = /^([A-Za-z0-9]+)/
 

@@ -14,12 +14,20 @@ export interface ValueSource {
   text: string
 }
 
-/** A key of a JSON text column (`properties`, `person_properties`) as a value source; the key is bound. */
+/**
+ * A key of a JSON text column (`properties`, `person_properties`) as a value source. The key is
+ * bound as a JSON pointer, on first use only: DuckDB refuses a statement with an unused parameter.
+ */
 export function jsonSource(column: string, key: string, params: SqlParams): ValueSource {
-  const pointer = params.add(`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+  let pointer: string | undefined
+  const bind = (): string => (pointer ??= params.add(`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`))
   return {
-    present: `COALESCE(json_exists(${column}, ${pointer}), FALSE)`,
-    text: `COALESCE(json_extract_string(${column}, ${pointer}), 'null')`,
+    get present() {
+      return `COALESCE(json_exists(${column}, ${bind()}), FALSE)`
+    },
+    get text() {
+      return `COALESCE(json_extract_string(${column}, ${bind()}), 'null')`
+    },
   }
 }
 
@@ -54,18 +62,17 @@ export function toDuckDbRegex(source: string): string {
  */
 export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, params: SqlParams): string {
   const op = filter.operator ?? 'exact'
-  const { present, text } = source
-  if (op === 'is_set') return present
-  if (op === 'is_not_set') return `(NOT ${present})`
+  if (op === 'is_set') return source.present
+  if (op === 'is_not_set') return `(NOT ${source.present})`
   const value = filter.value
   if (value === null || value === undefined) return 'FALSE'
-  const positive = (cond: string): string => `(${present} AND COALESCE(${cond}, FALSE))`
-  const negative = (cond: string): string => `(NOT ${present} OR NOT COALESCE(${cond}, FALSE))`
+  const positive = (cond: string): string => `(${source.present} AND COALESCE(${cond}, FALSE))`
+  const negative = (cond: string): string => `(NOT ${source.present} OR NOT COALESCE(${cond}, FALSE))`
   switch (op) {
     case 'exact':
-      return positive(exactSql(value, text, params))
+      return positive(exactSql(value, source.text, params))
     case 'is_not':
-      return negative(exactSql(value, text, params))
+      return negative(exactSql(value, source.text, params))
     case 'icontains':
     case 'not_icontains':
     case 'starts_with':
@@ -73,21 +80,21 @@ export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, p
     case 'ends_with':
     case 'not_ends_with': {
       const fn = op.endsWith('icontains') ? 'contains' : op.endsWith('starts_with') ? 'starts_with' : 'ends_with'
-      const cond = `${fn}(translate(${text}, ${ASCII_LOWER}), ${params.add(asciiLowercase(toPropertyString(value)))})`
+      const cond = `${fn}(translate(${source.text}, ${ASCII_LOWER}), ${params.add(asciiLowercase(toPropertyString(value)))})`
       return op.startsWith('not_') ? negative(cond) : positive(cond)
     }
     case 'icontains_multi':
     case 'not_icontains_multi': {
       const needles = (Array.isArray(value) ? value : [value]).map((v) => asciiLowercase(toPropertyString(v)))
-      const lowered = `translate(${text}, ${ASCII_LOWER})`
+      const lowered = `translate(${source.text}, ${ASCII_LOWER})`
       const cond = needles.length === 0 ? 'FALSE' : needles.map((n) => `contains(${lowered}, ${params.add(n)})`).join(' OR ')
       return op === 'icontains_multi' ? positive(cond) : negative(cond)
     }
     case 'regex':
     case 'not_regex': {
-      const source = toPropertyString(value)
-      if (compileRegex(source) === null) return op === 'regex' ? 'FALSE' : `(NOT ${present})`
-      const cond = `regexp_matches(${text}, ${params.add(toDuckDbRegex(source))})`
+      const pattern = toPropertyString(value)
+      if (compileRegex(pattern) === null) return op === 'regex' ? 'FALSE' : `(NOT ${source.present})`
+      const cond = `regexp_matches(${source.text}, ${params.add(toDuckDbRegex(pattern))})`
       return op === 'regex' ? positive(cond) : negative(cond)
     }
     case 'gt':
@@ -97,7 +104,7 @@ export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, p
       const expected = toNumber(value)
       if (expected === undefined || Number.isNaN(expected)) return 'FALSE'
       const sign = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]
-      return positive(`${numberSql(text)} ${sign} ${params.add(expected)}::DOUBLE`)
+      return positive(`${numberSql(source.text)} ${sign} ${params.add(expected)}::DOUBLE`)
     }
     case 'between':
     case 'not_between':

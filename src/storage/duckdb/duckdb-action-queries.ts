@@ -31,27 +31,35 @@ export interface DuckDbActionQueries {
   actionPersons(projectId: number, steps: readonly ActionStepDefinition[], query: ActionPersonsQuery): Promise<ActionPersonsPage>
 }
 
-export function createDuckDbActionQueries(connection: DuckDBConnection): DuckDbActionQueries {
-  /** `SELECT <what> FROM` the project's matching events; returns the SQL and its parameters. */
-  function matching(projectId: number, steps: readonly ActionStepDefinition[], range: ActionTimeRange, what: string) {
-    const params = createSqlParams()
-    const where = [`project_id = ${params.add(projectId)}::INTEGER`]
-    if (range.after) where.push(`timestamp >= ${params.add(range.after.toISOString())}::TIMESTAMPTZ`)
-    if (range.before) where.push(`timestamp < ${params.add(range.before.toISOString())}::TIMESTAMPTZ`)
-    const action = compileActionSql(steps, params)
-    const els = action.needsElements ? `, ${ELEMENTS_SQL} AS __els` : ''
-    const sql = `SELECT ${what} FROM (SELECT events.*${els} FROM events WHERE ${where.join(' AND ')}) AS events WHERE ${action.condition}`
-    return { sql, values: params.values as DuckDBValue[] }
-  }
+/**
+ * `SELECT <what> FROM` the project's events in the range that match the action, with its bound
+ * values. The elements chain is parsed in SQL only when a step reads it.
+ */
+export function actionMatchSql(
+  projectId: number,
+  steps: readonly ActionStepDefinition[],
+  range: ActionTimeRange,
+  what: string,
+): { sql: string; values: DuckDBValue[] } {
+  const params = createSqlParams()
+  const where = [`project_id = ${params.add(projectId)}::INTEGER`]
+  if (range.after) where.push(`timestamp >= ${params.add(range.after.toISOString())}::TIMESTAMPTZ`)
+  if (range.before) where.push(`timestamp < ${params.add(range.before.toISOString())}::TIMESTAMPTZ`)
+  const action = compileActionSql(steps, params)
+  const els = action.needsElements ? `, ${ELEMENTS_SQL} AS __els` : ''
+  const sql = `SELECT ${what} FROM (SELECT events.*${els} FROM events WHERE ${where.join(' AND ')}) AS events WHERE ${action.condition}`
+  return { sql, values: params.values as DuckDBValue[] }
+}
 
+export function createDuckDbActionQueries(connection: DuckDBConnection): DuckDbActionQueries {
   return {
     async countActionMatches(projectId, steps, range = {}) {
-      const { sql, values } = matching(projectId, steps, range, 'count(*) AS n')
+      const { sql, values } = actionMatchSql(projectId, steps, range, 'count(*) AS n')
       const rows = (await connection.runAndReadAll(sql, values)).getRowObjects()
       return Number(rows[0]?.n ?? 0)
     },
     async actionPersons(projectId, steps, query) {
-      const { sql, values } = matching(projectId, steps, query, 'DISTINCT distinct_id')
+      const { sql, values } = actionMatchSql(projectId, steps, query, 'DISTINCT distinct_id')
       const limit = Math.max(0, Math.floor(query.limit))
       const offset = Math.max(0, Math.floor(query.offset))
       const page = `${sql} ORDER BY distinct_id LIMIT ${limit + 1} OFFSET ${offset}`
