@@ -96,6 +96,20 @@ export function actionStoreContract(name: string, open: OpenInWorld<ActionStore>
     assert.equal((await port.find(world.projectId, id))?.name, 'renamed')
   })
 
+  test(`${name} actions: concurrent check-then-insert transactions never leave two live actions with one name`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const create = () =>
+      port.inTransaction(async (tx) => {
+        if ((await tx.findLiveByName(world.projectId, 'race')) !== null) return null
+        await new Promise((resolve) => setTimeout(resolve, 20)) // widens the window between check and insert
+        return tx.insert({ ...anAction({ name: 'race' }), projectId: world.projectId, createdBy: world.userId })
+      })
+    const made = await Promise.all([create(), create(), create(), create()])
+    assert.equal(made.filter((id) => id !== null).length, 1)
+    assert.equal((await port.list(world.projectId, { limit: 10, offset: 0 })).count, 1)
+  })
+
   test(`${name} actions: a transaction that throws writes nothing`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)

@@ -59,6 +59,11 @@ export function createSqlActionStore(db: SqlClient): ActionStore {
     },
     async findLiveByName(projectId, name, exceptId) {
       if (cannotBeStored(name)) return null
+      // Names are unique among live actions without an index (PostHog's rule lives in its serializer):
+      // inside the service's transaction this lock holds other check-then-write transactions of the
+      // project until commit, so two concurrent creates cannot both find the name free. Outside a
+      // transaction it is released at once.
+      await db.query('SELECT pg_advisory_xact_lock(727002, $1)', [projectId])
       const [row] = await db.query<{ id: number }>(
         'SELECT id FROM actions WHERE project_id = $1 AND name = $2 AND NOT deleted AND id <> $3 ORDER BY id LIMIT 1',
         [projectId, name, exceptId ?? 0],
