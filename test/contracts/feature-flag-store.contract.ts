@@ -130,6 +130,18 @@ export function featureFlagStoreContract(name: string, open: OpenInWorld<Feature
     assert.equal((await port.listLive(world.projectId)).length, 1)
   })
 
+  test(`${name} flags: of concurrent inserts of one key exactly one wins; the others get the unique-violation code`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    await port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'race', deleted: true }) })
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () => port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'race' }) })),
+    )
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1)
+    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as { code?: string }).code, '23505')
+    assert.deepEqual((await port.listLive(world.projectId)).map((f) => f.key), ['race'])
+  })
+
   test(`${name} flags: inserting the key of a soft-deleted flag replaces it`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)

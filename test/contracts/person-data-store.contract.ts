@@ -94,6 +94,21 @@ export function personDataStoreContract(name: string, open: OpenInWorld<PersonPo
     assert.deepEqual(await port.persons.ensurePersons(world.projectId, ['new1']), new Map([['new1', ids.get('new1')]]))
   })
 
+  test(`${name} persons: concurrent ensurePersons and upserts agree on one person per distinct id`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const ids = ['c1', 'c2', 'c3', 'c4']
+    const maps = await Promise.all([
+      port.persons.ensurePersons(world.projectId, ids),
+      port.persons.ensurePersons(world.projectId, [...ids].reverse()),
+      port.persons.ensurePersons(world.projectId, ids.slice(1)),
+    ])
+    for (const id of ids.slice(1)) assert.equal(new Set(maps.map((m) => m.get(id))).size, 1, id)
+    await Promise.all(ids.map((id, i) => port.persons.upsertPersons(world.projectId, [{ distinctId: id, properties: { i } }])))
+    const got = await port.persons.getPersons(world.projectId, ids)
+    for (const [i, id] of ids.entries()) assert.deepEqual([got.get(id)?.personId, got.get(id)?.properties], [maps[0]!.get(id), { i }])
+  })
+
   test(`${name} persons: findPersonIdsByUuid skips unknown and malformed uuids instead of failing`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)
