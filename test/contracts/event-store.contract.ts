@@ -110,6 +110,18 @@ export function eventStoreContract(name: string, open: Open<EventPorts>): void {
     assert.deepEqual(await list({ event: 'login', properties: [{ key: 'plan', operator: 'is_set' }, { key: 'n', value: 100, operator: 'gt' }] }), [uuidAt(3)])
   })
 
+  test(`${name} events: property keys with quotes, backslashes, dots and brackets are matched literally`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    const keys = ['a"b', 'c\\d', 'x.y', '$[0]', "it's", 'ü 😀']
+    await port.events.insertBatch(keys.map((k, i) => anEvent({ uuid: uuidAt(i + 1), properties: JSON.stringify({ [k]: `v${i}` }) })))
+    for (const [i, key] of keys.entries()) {
+      const rows = await port.reads.list(query(1, { properties: [{ key, value: `v${i}`, operator: 'exact' }] }))
+      assert.deepEqual(uuids(rows), [uuidAt(i + 1)], key)
+    }
+    assert.deepEqual(uuids(await port.reads.list(query(1, { properties: [{ key: 'x', operator: 'is_set' }] }))), [])
+  })
+
   test(`${name} events: a large batch with large and multi-byte properties is stored whole`, async (t) => {
     const { port, close } = await open()
     t.after(close)
