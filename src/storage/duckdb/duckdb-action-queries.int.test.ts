@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import { AppError } from '../../shared/errors.ts'
+import { elementsToString } from '../../domain/events/elements-to-string.ts'
+import { insertTestEvents, openTestEventsDb, type TestEventRow } from '../../../test/helpers/action-events.ts'
+import { createDuckDbActionQueries } from './duckdb-action-queries.ts'
+
+async function queriesOver(t: TestContext, rows: TestEventRow[]) {
+  const db = await openTestEventsDb()
+  t.after(() => db.close())
+  await insertTestEvents(db, rows)
+  return { db, queries: createDuckDbActionQueries(db.connection) }
+}
+
+const at = (iso: string): Date => new Date(iso)
+
+test('countActionMatches counts the matching events of the project in [after, before)', async (t) => {
+  const { queries } = await queriesOver(t, [
+    { event: 'signup', properties: {}, timestamp: at('2026-01-01T00:00:00Z') },
+    { event: 'signup', properties: {}, timestamp: at('2026-01-02T00:00:00Z') },
+    { event: 'signup', properties: {}, timestamp: at('2026-01-03T00:00:00Z') },
+    { event: 'login', properties: {}, timestamp: at('2026-01-02T00:00:00Z') },
+    { event: 'signup', properties: {}, projectId: 2, timestamp: at('2026-01-02T00:00:00Z') },
+  ])
+  const steps = [{ event: 'signup' }]
+  assert.equal(await queries.countActionMatches(1, steps), 3)
+  assert.equal(await queries.countActionMatches(2, steps), 1)
+  assert.equal(await queries.countActionMatches(1, steps, { after: at('2026-01-02T00:00:00Z') }), 2)
+  assert.equal(await queries.countActionMatches(1, steps, { after: at('2026-01-02T00:00:00Z'), before: at('2026-01-03T00:00:00Z') }), 1)
+})
+
+test('an action without steps counts nothing', async (t) => {
+  const { queries } = await queriesOver(t, [{ event: 'x', properties: {} }])
+  assert.equal(await queries.countActionMatches(1, []), 0)
+})
+
+test('actionPersons pages through the distinct ids that performed the action, sorted', async (t) => {
+  const rows: TestEventRow[] = ['c', 'a', 'b', 'a', 'd'].map((d) => ({ event: 'signup', distinctId: d, properties: {} }))
+  rows.push({ event: 'login', distinctId: 'e', properties: {} })
+  const { queries } = await queriesOver(t, rows)
+  const steps = [{ event: 'signup' }]
+  assert.deepEqual(await queries.actionPersons(1, steps, { limit: 3, offset: 0 }), { distinctIds: ['a', 'b', 'c'], hasMore: true })
+  assert.deepEqual(await queries.actionPersons(1, steps, { limit: 3, offset: 3 }), { distinctIds: ['d'], hasMore: false })
+})
+
+test('a catastrophic url regex against a 10,000-character url answers in SQL', async (t) => {
+  const { queries } = await queriesOver(t, [
+    { event: '$pageview', properties: { $current_url: `${'a'.repeat(10_000)}!` } },
+    { event: '$pageview', properties: { $current_url: 'a'.repeat(10_000) } },
+  ])
+  assert.equal(await queries.countActionMatches(1, [{ url: '^(a+)+$', url_matching: 'regex' }]), 1)
+})
+
+test('a catastrophic text regex and property regex against 10,000 characters answer in SQL', async (t) => {
+  const long = `${'a'.repeat(10_000)}!`
+  const { queries } = await queriesOver(t, [
+    { event: '$autocapture', properties: { q: long }, elementsChain: elementsToString([{ tag_name: 'a', text: long }]) },
+  ])
+  assert.equal(await queries.countActionMatches(1, [{ text: '^(a+)+$', text_matching: 'regex' }]), 0)
+  assert.equal(await queries.countActionMatches(1, [{ properties: [{ key: 'q', operator: 'regex', value: '^(a+)+$', type: 'event' }] }]), 0)
+  assert.equal(await queries.countActionMatches(1, [{ properties: [{ key: 'q', operator: 'not_regex', value: '^(a+)+$', type: 'event' }] }]), 1)
+})
+
+test('an invalid regex matches nothing instead of failing the query', async (t) => {
+  const { queries } = await queriesOver(t, [{ event: '$pageview', properties: { $current_url: 'https://a.com' } }])
+  assert.equal(await queries.countActionMatches(1, [{ url: '(', url_matching: 'regex' }]), 0)
+  assert.equal(await queries.countActionMatches(1, [{ url: 'a(?=b)', url_matching: 'regex' }]), 0)
+})
+
+test('a named group written (?<name>...) works, as in the pure matcher', async (t) => {
+  const { queries } = await queriesOver(t, [{ event: '$pageview', properties: { $current_url: 'https://a.com' } }])
+  assert.equal(await queries.countActionMatches(1, [{ url: '(?<host>a\\.com)', url_matching: 'regex' }]), 1)
+})
+
+test('user text is bound, never spliced into the SQL', async (t) => {
+  const nasty = `x'; DROP TABLE events; --`
+  const { db, queries } = await queriesOver(t, [{ event: nasty, properties: { [nasty]: nasty, $current_url: nasty } }])
+  assert.equal(await queries.countActionMatches(1, [{ event: nasty, url: nasty, properties: [{ key: nasty, value: nasty, type: 'event' }] }]), 1)
+  assert.equal(await queries.countActionMatches(1, [{ selector: `[data-x='${nasty}']` }]), 0)
+  const rows = (await db.connection.runAndReadAll('SELECT count(*) AS n FROM events')).getRowObjects()
+  assert.equal(Number(rows[0].n), 1)
+})
+
+test('a property operator the SQL does not cover is refused with not_implemented', async (t) => {
+  const { queries } = await queriesOver(t, [])
+  await assert.rejects(
+    queries.countActionMatches(1, [{ properties: [{ key: 'd', operator: 'is_date_before', value: '2026-01-01', type: 'event' }] }]),
+    (err: unknown) => err instanceof AppError && err.code === 'not_implemented' && err.attr === 'steps',
+  )
+})
