@@ -81,7 +81,8 @@ test('headers that never finish are cut off at the headers timeout', { timeout: 
 })
 
 test('a connection that sends nothing at all is closed at the idle timeout', { timeout: 60_000 }, async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_IDLE_TIMEOUT_MS: '1000', TALLY_HEADERS_TIMEOUT_MS: '20000' } })
+  // The request and headers deadlines are pushed far past the test's timeout: only idleness can close it.
+  const app = await buildTestApp(t, { env: { TALLY_IDLE_TIMEOUT_MS: '1000', TALLY_REQUEST_TIMEOUT_MS: '0', TALLY_HEADERS_TIMEOUT_MS: '600000' } })
   const addr = await listen(app)
   const conn = await rawSocket(addr)
   await conn.closed
