@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FeatureFlagStore } from '../../src/modules/feature-flags/feature-flag-store.ts'
+import type { AppError } from '../../src/shared/errors.ts'
 import { aFlag, apart, assertRefusedField, LONE_SURROGATE, rejection, TRICKY_JSON } from './builders.ts'
 import type { OpenInWorld } from './sql-harness.ts'
+
+/** A write refused because a live flag of the project has the key: the service's 400 `unique` on `key`. */
+async function assertTaken(write: Promise<unknown>): Promise<void> {
+  await assertRefusedField(write, 'key')
+  const err = await rejection(write)
+  assert.equal((err as AppError).extra?.subCode, 'unique')
+}
 
 /** What every FeatureFlagStore adapter promises. */
 export function featureFlagStoreContract(name: string, open: OpenInWorld<FeatureFlagStore>): void {
@@ -119,18 +127,17 @@ export function featureFlagStoreContract(name: string, open: OpenInWorld<Feature
     assert.equal(await port.keyExists(world.projectId, 'K'), false)
   })
 
-  test(`${name} flags: a second live flag with the same key is refused with the unique-violation code the service maps`, async (t) => {
+  test(`${name} flags: a second live flag with the same key is refused with the service's unique error on key`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)
     await port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'dup' }) })
-    const err = await rejection(port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'dup' }) }))
-    assert.equal(err.code, '23505')
+    await assertTaken(port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'dup' }) }))
     // Other projects may use the key; the failed insert left exactly one live flag behind.
     await port.insert({ projectId: world.otherProjectId, userId: world.userId, flag: aFlag({ key: 'dup' }) })
     assert.equal((await port.listLive(world.projectId)).length, 1)
   })
 
-  test(`${name} flags: of concurrent inserts of one key exactly one wins; the others get the unique-violation code`, async (t) => {
+  test(`${name} flags: of concurrent inserts of one key exactly one wins; the others are refused as taken`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)
     await port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'race', deleted: true }) })
@@ -138,7 +145,7 @@ export function featureFlagStoreContract(name: string, open: OpenInWorld<Feature
       Array.from({ length: 4 }, () => port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'race' }) })),
     )
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1)
-    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as { code?: string }).code, '23505')
+    for (const r of results) if (r.status === 'rejected') await assertTaken(Promise.reject(r.reason))
     assert.deepEqual((await port.listLive(world.projectId)).map((f) => f.key), ['race'])
   })
 
@@ -172,13 +179,12 @@ export function featureFlagStoreContract(name: string, open: OpenInWorld<Feature
     assert.equal(updated.createdAt.getTime(), flag.createdAt.getTime())
   })
 
-  test(`${name} flags: update to another live flag's key is refused with the unique-violation code; soft-delete frees the key`, async (t) => {
+  test(`${name} flags: update to another live flag's key is refused as taken; soft-delete frees the key`, async (t) => {
     const { port, world, close } = await open()
     t.after(close)
     const a = await port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'a' }) })
     const b = await port.insert({ projectId: world.projectId, userId: world.userId, flag: aFlag({ key: 'b' }) })
-    const err = await rejection(port.update({ projectId: world.projectId, id: b.id, userId: world.userId, flag: aFlag({ key: 'a' }) }))
-    assert.equal(err.code, '23505')
+    await assertTaken(port.update({ projectId: world.projectId, id: b.id, userId: world.userId, flag: aFlag({ key: 'a' }) }))
     assert.equal((await port.get(world.projectId, b.id))?.key, 'b')
     await port.update({ projectId: world.projectId, id: a.id, userId: world.userId, flag: aFlag({ key: 'a', deleted: true }) })
     assert.equal((await port.update({ projectId: world.projectId, id: b.id, userId: world.userId, flag: aFlag({ key: 'a' }) })).key, 'a')

@@ -1,5 +1,6 @@
 import type { FeatureFlagStore, FlagListQuery } from '../../modules/feature-flags/feature-flag-store.ts'
 import type { FeatureFlag, FeatureFlagWrite } from '../../modules/feature-flags/feature-flag-types.ts'
+import { validationError } from '../../shared/errors.ts'
 import type { SqlClient } from './sql-client.ts'
 import { cannotBeStored, refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
@@ -64,6 +65,19 @@ function orderBy(order: string | undefined): string {
   return `${column} ${desc ? 'DESC' : 'ASC'}, f.id ${desc ? 'DESC' : 'ASC'}`
 }
 
+/**
+ * A live key taken meanwhile (the partial unique index, a concurrent writer) is the same 400 the
+ * service gives when it sees the key taken, not a driver error.
+ */
+async function keyUnique<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw validationError('key', 'There is already a feature flag with this key.', 'unique')
+    throw err
+  }
+}
+
 /** FeatureFlagStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
 export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
   async function byId(q: SqlClient, projectId: number, id: number): Promise<FeatureFlag | null> {
@@ -93,7 +107,7 @@ export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
       return rows.length > 0
     },
     async insert({ projectId, userId, flag }) {
-      return db.inTransaction(async (tx) => {
+      return keyUnique(db.inTransaction(async (tx) => {
         await tx.query('DELETE FROM feature_flags WHERE project_id = $1 AND key = $2 AND deleted', [projectId, flag.key])
         const [row] = await tx.query<{ id: number }>(
           `INSERT INTO feature_flags (project_id, key, name, filters, active, deleted, ensure_experience_continuity, tags,
@@ -102,10 +116,10 @@ export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
           [...writeParams(flag), projectId, userId],
         )
         return (await byId(tx, projectId, row.id))!
-      })
+      }))
     },
     async update({ projectId, id, userId, flag }) {
-      return db.inTransaction(async (tx) => {
+      return keyUnique(db.inTransaction(async (tx) => {
         await tx.query(
           `UPDATE feature_flags SET key = $1, name = $2, filters = $3, active = $4, deleted = $5,
              ensure_experience_continuity = $6, tags = $7, evaluation_runtime = $8, version = version + 1,
@@ -114,7 +128,7 @@ export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
           [...writeParams(flag), projectId, id, userId],
         )
         return (await byId(tx, projectId, id))!
-      })
+      }))
     },
   }
 }
