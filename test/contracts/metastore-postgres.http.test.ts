@@ -27,6 +27,15 @@ test('postgres metastore: dashboards, tiles, insights, actions, flags, cohorts a
   assert.equal(action.statusCode, 201, action.body)
   assert.equal((await api.post('/actions/', { name: 'Signed up' })).statusCode, 400)
 
+  // More concurrent transactions than the pool has connections (10): none may wait on another forever.
+  const burst = await Promise.all([
+    ...Array.from({ length: 15 }, (_, i) => api.post('/actions/', { name: `burst ${i}`, steps: [{ event: 'e' }] })),
+    ...Array.from({ length: 15 }, (_, i) => api.post('/dashboards/', { name: `copy ${i}`, use_dashboard: deep.json().id, duplicate_tiles: true })),
+    ...Array.from({ length: 5 }, () => api.post('/actions/', { name: 'burst same' })),
+  ])
+  assert.deepEqual(burst.slice(0, 30).map((r) => r.statusCode), Array(30).fill(201))
+  assert.deepEqual(burst.slice(30).map((r) => r.statusCode).sort(), [201, 400, 400, 400, 400])
+
   const cohort = await api.post('/cohorts/', { name: 'uploaded', is_static: true, distinct_ids: ['u1', 'u2'] })
   assert.equal(cohort.statusCode, 201, cohort.body)
   assert.equal(cohort.json().count, 2)
