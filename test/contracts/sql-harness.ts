@@ -51,6 +51,8 @@ export function sharedSqlDatabase(engine: 'pglite' | 'postgres'): {
       await tmp.exec(`ALTER DATABASE ${new URL(made.url).pathname.slice(1)} SET timezone TO 'Pacific/Chatham'`)
       await tmp.close()
       db = openPostgresSqlClient(made.url, 4)
+      const [zone] = await db.query<{ TimeZone: string }>('SHOW timezone')
+      if (zone?.TimeZone !== 'Pacific/Chatham') throw new Error(`session time zone is ${zone?.TimeZone}, not Pacific/Chatham`)
     }
     await runMigrations(db, MIGRATIONS.metadata)
     tables = (
