@@ -43,6 +43,7 @@ export function sharedSqlDatabase(engine: 'pglite' | 'postgres'): {
   before(async () => {
     if (engine === 'pglite') {
       db = await openPgliteSqlClient('memory://')
+      await db.exec(`SET timezone TO 'Pacific/Chatham'`) // one connection: this is every query's zone
     } else {
       const made = await createFileTestDatabase()
       drop = made.drop
