@@ -68,12 +68,17 @@ const SELECTORS = ['a', 'div a', 'div > a', '.btn', 'a.btn.primary', '[data-attr
   'button:nth-child(2)', 'body div > a.btn', '[href="/x"]', '  ', 'a:hover', '.md\\:flex', 'main > div > span', '.x:y', 'h1 > a', '[id="go"]']
 const matching = fc.constantFrom('exact', 'contains', 'regex', 'startswith')
 const pattern = fc.oneof(text, fc.constantFrom(...PATTERNS, ...URLS))
-const filter: fc.Arbitrary<PropertyFilter> = fc.record({
+const wellFormedFilter: fc.Arbitrary<PropertyFilter> = fc.record({
   type: fc.constantFrom('event', 'person', 'element', 'cohort', 'group', undefined),
   key: fc.constantFrom(...KEYS, 'tag_name', 'text', 'href', 'attr_id', 'nth_child', 'nth_of_type', 'selector', 'color'),
   operator: fc.constantFrom(...SQL_PROPERTY_OPERATORS, 'in', null, undefined),
   value: fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.constantFrom(...PATTERNS, ...SELECTORS, 'all')),
 }, { requiredKeys: ['key'] })
+// Stored filters come from users: now and then one that is not a filter at all.
+const filter = fc.oneof(
+  { weight: 30, arbitrary: wellFormedFilter },
+  { weight: 1, arbitrary: fc.constantFrom(null, 'x', { value: 1 }, { key: 5 }) as unknown as fc.Arbitrary<PropertyFilter> },
+)
 // One or two constraints per step, so that generated actions match some events often.
 const constraint: fc.Arbitrary<ActionStepDefinition> = fc.oneof(
   fc.record({ event: fc.constantFrom(...EVENTS) }),

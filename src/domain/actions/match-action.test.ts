@@ -42,3 +42,8 @@ test('the chain is not parsed when no step reads elements', () => {
   const match = compileAction([{ event: 'x' }])
   assert.equal(match({ event: 'x', properties: {}, elementsChain: 'a:text="'.repeat(1000) }, NOW), true)
 })
+
+test('a stored filter that is not an object with a key matches nothing', () => {
+  const match = compileAction([{ properties: [null, 'x', { value: 1 }] as unknown as [] }])
+  assert.equal(match({ event: 'x', properties: {}, elementsChain: '' }, NOW), false)
+})

@@ -102,6 +102,7 @@ function compileElementFields(step: ActionStepDefinition): Check {
 }
 
 function compileStepFilter(filter: PropertyFilter): Check {
+  if (!isUsableFilter(filter)) return () => false
   const type = filter.type ?? 'event'
   if (type === 'event') {
     const match = compilePropertyFilter(filter)
@@ -126,6 +127,11 @@ function compileElementFilter(filter: PropertyFilter): Check {
   const key = filter.key
   const match: PropertyMatcher = compilePropertyFilter(filter)
   return ({ elements, now }) => elements().some((el) => match(elementBag(el, key), now))
+}
+
+/** Stored steps come from users: a filter that is not an object with a string key matches nothing. */
+export function isUsableFilter(filter: unknown): filter is PropertyFilter {
+  return typeof filter === 'object' && filter !== null && typeof (filter as PropertyFilter).key === 'string'
 }
 
 export function isElementFilterKey(key: string): key is ElementFilterKey {

@@ -88,3 +88,8 @@ test('a property operator the SQL does not cover is refused with not_implemented
     (err: unknown) => err instanceof AppError && err.code === 'not_implemented' && err.attr === 'steps',
   )
 })
+
+test('a stored filter that is not an object with a key matches nothing in SQL', async (t) => {
+  const { queries } = await queriesOver(t, [{ event: 'x', properties: {} }])
+  assert.equal(await queries.countActionMatches(1, [{ properties: [null, 'x', { value: 1 }] as unknown as [] }]), 0)
+})

@@ -1,5 +1,5 @@
 import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
-import { isElementFilterKey } from '../../domain/actions/match-action.ts'
+import { isElementFilterKey, isUsableFilter } from '../../domain/actions/match-action.ts'
 import { parseSelector } from '../../domain/actions/match-selector.ts'
 import { planStringMatch, type StringMatchPlan } from '../../domain/actions/string-match.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
@@ -66,6 +66,7 @@ function elementFieldsSql(step: ActionStepDefinition, params: SqlParams): string
 }
 
 function stepFilterSql(filter: PropertyFilter, params: SqlParams): ActionSql {
+  if (!isUsableFilter(filter)) return { condition: 'FALSE', needsElements: false }
   const type = filter.type ?? 'event'
   if (type === 'event') return { condition: propertyFilterSql(filter, jsonSource('properties', filter.key, params), params), needsElements: false }
   if (type === 'person') {
