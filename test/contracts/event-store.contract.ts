@@ -38,6 +38,16 @@ export function eventStoreContract(name: string, open: Open<EventPorts>): void {
     assert.equal(await port.reads.get(e.projectId, uuidAt(999)), null)
   })
 
+  test(`${name} events: timestamps before 1970 and far in the future keep their exact millisecond`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    const instants = ['1969-12-31T23:59:59.999Z', '1900-02-28T12:00:00.001Z', '0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '2026-03-29T01:00:00.000Z']
+    await port.events.insertBatch(instants.map((iso, i) => anEvent({ uuid: uuidAt(i + 1), timestamp: new Date(iso) })))
+    for (const [i, iso] of instants.entries()) {
+      assert.equal((await port.reads.get(1, uuidAt(i + 1)))?.timestampMicros, micros(new Date(iso)), iso)
+    }
+  })
+
   test(`${name} events: a uuid is stored once, across batches and within one`, async (t) => {
     const { port, close } = await open()
     t.after(close)
