@@ -1,5 +1,7 @@
 // The action's SQL (DuckDB) and the pure matcher (domain/actions) agree, event by event, on
-// generated events and actions, and both answer PostHog's golden cases.
+// generated events and actions, and both answer PostHog's golden cases. Property values are
+// scalars: the known gaps (objects, arrays read as booleans, numbers from 1e21, `İ` and final
+// sigma under lower-casing) are listed on `propertyFilterSql`.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
@@ -26,7 +28,7 @@ const TAGS = ['a', 'button', 'div', 'span', 'h1', 'main', 'body']
 const CLASSES = ['btn', 'primary', 'top', 'x:y', 'md\\:flex', 'a"b', 'Btn']
 const URLS = ['https://www.pets.com/cats/fluffy', 'https://www.PETS.com/cats/fluffy', 'https://pets.com/(cats)', 'http://a.com/a_b?x=1%20y', 'aaaa', '']
 const SCALARS = ['5', ' 5', '1e3', 'inf', '-Infinity', 'nan', 'true', 'TRUE', 'False', '10.5', '-0', '1_0', '.5', '5.', 'Pro', 'pro', 'null', '']
-const KEYS = ['$current_url', 'plan', 'n', 'b', 'a/b', 'x~y', 'wé', 'q']
+const KEYS = ['$current_url', 'plan', 'n', 'b', 'a/b', 'x~y', 'wé', 'q', '', '~1', '"']
 
 const scalar = fc.oneof(
   text,

@@ -56,9 +56,11 @@ export function toDuckDbRegex(source: string): string {
  * (which the pure action matcher uses): a missing key passes only the negative operators, a null
  * filter value fails all but `is_set`/`is_not_set`, an invalid regex or number fails, unknown
  * operators fail. Exact and list comparisons are case-insensitive (DuckDB `lower`), the text
- * operators lower-case ASCII only. Known gaps, both sides documented in the agreement test:
- * JSON objects compare by their stored text (the domain sorts keys), and a JSON array is never
- * "truthy" here (the domain reads `[true]` and `[]` as true).
+ * operators lower-case ASCII only. Known gaps (property values the agreement test does not
+ * generate; each was checked to differ): a JSON object compares by its stored text (the domain sorts
+ * keys); a JSON array is never "truthy" here (the domain reads `[true]` and `[]` as true); numbers
+ * of 1e21 and more print as `1e21` (JS: `1e+21`); DuckDB's `lower` folds `İ` to `i` and never
+ * uses the final sigma, where JS gives `i̇` and `ς`.
  */
 export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, params: SqlParams): string {
   const op = filter.operator ?? 'exact'
