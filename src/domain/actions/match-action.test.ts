@@ -47,3 +47,8 @@ test('a stored filter that is not an object with a key matches nothing', () => {
   const match = compileAction([{ properties: [null, 'x', { value: 1 }] as unknown as [] }])
   assert.equal(match({ event: 'x', properties: {}, elementsChain: '' }, NOW), false)
 })
+
+test('step properties that are not a list read as no filter', () => {
+  const match = compileAction([{ event: 'x', properties: { key: 'a' } as unknown as [] }])
+  assert.equal(match({ event: 'x', properties: {}, elementsChain: '' }, NOW), true)
+})

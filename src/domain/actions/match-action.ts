@@ -79,7 +79,7 @@ function compileStep(step: ActionStepDefinition): Check {
     const parts = parseSelector(step.selector)
     checks.push(({ elements }) => matchSelector(parts, elements()))
   }
-  for (const filter of step.properties ?? []) checks.push(compileStepFilter(filter))
+  for (const filter of stepFilters(step)) checks.push(compileStepFilter(filter))
   return (input) => checks.every((check) => check(input))
 }
 
@@ -127,6 +127,11 @@ function compileElementFilter(filter: PropertyFilter): Check {
   const key = filter.key
   const match: PropertyMatcher = compilePropertyFilter(filter)
   return ({ elements, now }) => elements().some((el) => match(elementBag(el, key), now))
+}
+
+/** A step's property filters; anything but a list (stored data is the user's) reads as none. */
+export function stepFilters(step: ActionStepDefinition): readonly PropertyFilter[] {
+  return Array.isArray(step.properties) ? step.properties : []
 }
 
 /** Stored steps come from users: a filter that is not an object with a string key matches nothing. */

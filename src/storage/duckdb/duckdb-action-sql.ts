@@ -1,5 +1,5 @@
 import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
-import { isElementFilterKey, isUsableFilter } from '../../domain/actions/match-action.ts'
+import { isElementFilterKey, isUsableFilter, stepFilters } from '../../domain/actions/match-action.ts'
 import { parseSelector } from '../../domain/actions/match-selector.ts'
 import { planStringMatch, type StringMatchPlan } from '../../domain/actions/string-match.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
@@ -41,7 +41,7 @@ export function compileActionSql(steps: readonly ActionStepDefinition[], params:
       needsElements = true
       ands.push(selectorSql(parseSelector(step.selector), params))
     }
-    for (const filter of step.properties ?? []) {
+    for (const filter of stepFilters(step)) {
       const sql = stepFilterSql(filter, params)
       if (sql.needsElements) needsElements = true
       ands.push(sql.condition)
