@@ -46,6 +46,8 @@ export function actionMatchSql(
   if (range.after) where.push(`timestamp >= ${params.add(range.after.toISOString())}::TIMESTAMPTZ`)
   if (range.before) where.push(`timestamp < ${params.add(range.before.toISOString())}::TIMESTAMPTZ`)
   const action = compileActionSql(steps, params)
+  // Always used (its literals are bound): without element constraints it repeats cheap conditions.
+  where.push(action.prefilter)
   const els = action.needsElements ? `, ${ELEMENTS_SQL} AS __els` : ''
   const sql = `SELECT ${what} FROM (SELECT events.*${els} FROM events WHERE ${where.join(' AND ')}) AS events WHERE ${action.condition}`
   return { sql, values: params.values as DuckDBValue[] }

@@ -1,6 +1,7 @@
 import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
 import { isElementFilterKey, isUsableFilter, stepFilters } from '../../domain/actions/match-action.ts'
 import { parseSelector } from '../../domain/actions/match-selector.ts'
+import { requiredChainLiterals } from '../../domain/actions/chain-literals.ts'
 import { planStringMatch, type StringMatchPlan } from '../../domain/actions/string-match.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { anyElement, selectorSql, type SqlParams } from './duckdb-action-elements-sql.ts'
@@ -9,6 +10,11 @@ import { jsonSource, propertyFilterSql, toDuckDbRegex } from './duckdb-action-pr
 /** An action as a SQL boolean over a row of `events` plus its parsed elements `__els` (when needed). */
 export interface ActionSql {
   condition: string
+  /**
+   * A necessary condition on the row's own columns (each step's element-free conditions, and the
+   * texts its element constraints need in the raw chain): filter with it before parsing the chain.
+   */
+  prefilter: string
   /** The condition reads `__els`: select `ELEMENTS_SQL AS __els` beside the row. */
   needsElements: boolean
 }
@@ -25,30 +31,41 @@ const ELEMENT_FIELD_COLUMN = { tag_name: 'tag', text: 'text', href: 'href', attr
  */
 export function compileActionSql(steps: readonly ActionStepDefinition[], params: SqlParams): ActionSql {
   let needsElements = false
-  const ors = steps.map((step) => {
-    const ands: string[] = []
+  const ors: string[] = []
+  const stepParts: { cheap: string[]; literals: string[] }[] = []
+  for (const step of steps) {
+    // `cheap` reads no parsed element; `full` adds the element conditions.
+    const cheap: string[] = []
+    const full: string[] = []
     if (step.url) {
       const url = jsonSource('properties', '$current_url', params)
       const plan = planStringMatch(step.url, step.url_matching, 'contains')
-      ands.push(`(json_type(properties, ${params.add('/$current_url')}) = 'VARCHAR' AND ${url.text} <> '' AND ${stringMatchSql(plan, url.text, params)})`)
+      cheap.push(`(json_type(properties, ${params.add('/$current_url')}) = 'VARCHAR' AND ${url.text} <> '' AND ${stringMatchSql(plan, url.text, params)})`)
     }
-    if (step.event) ands.push(`event = ${params.add(step.event)}`)
-    if (step.href || step.tag_name || step.text) {
-      needsElements = true
-      ands.push(elementFieldsSql(step, params))
-    }
-    if (step.selector) {
-      needsElements = true
-      ands.push(selectorSql(parseSelector(step.selector), params))
-    }
+    if (step.event) cheap.push(`event = ${params.add(step.event)}`)
+    if (step.href || step.tag_name || step.text) full.push(elementFieldsSql(step, params))
+    if (step.selector) full.push(selectorSql(parseSelector(step.selector), params))
     for (const filter of stepFilters(step)) {
       const sql = stepFilterSql(filter, params)
-      if (sql.needsElements) needsElements = true
-      ands.push(sql.condition)
+      ;(sql.needsElements ? full : cheap).push(sql.condition)
     }
-    return ands.length === 0 ? 'TRUE' : `(${ands.join(' AND ')})`
+    if (full.length > 0) needsElements = true
+    const all = [...cheap, ...full]
+    ors.push(all.length === 0 ? 'TRUE' : `(${all.join(' AND ')})`)
+    stepParts.push({ cheap, literals: requiredChainLiterals(step) })
+  }
+  return { condition: ors.length === 0 ? 'FALSE' : `(${ors.join(' OR ')})`, prefilter: prefilterSql(stepParts, params), needsElements }
+}
+
+/** OR over the steps of their cheap conditions; literals are bound only when the result uses them. */
+function prefilterSql(steps: { cheap: string[]; literals: string[] }[], params: SqlParams): string {
+  if (steps.length === 0) return 'FALSE'
+  if (steps.some((s) => s.cheap.length === 0 && s.literals.length === 0)) return 'TRUE'
+  const ors = steps.map(({ cheap, literals }) => {
+    const all = [...cheap, ...literals.map((text) => `contains(elements_chain, ${params.add(text)})`)]
+    return `(${all.join(' AND ')})`
   })
-  return { condition: ors.length === 0 ? 'FALSE' : `(${ors.join(' OR ')})`, needsElements }
+  return `(${ors.join(' OR ')})`
 }
 
 function stringMatchSql(plan: StringMatchPlan, text: string, params: SqlParams): string {
@@ -65,7 +82,7 @@ function elementFieldsSql(step: ActionStepDefinition, params: SqlParams): string
   return anyElement(all.join(' AND '))
 }
 
-function stepFilterSql(filter: PropertyFilter, params: SqlParams): ActionSql {
+function stepFilterSql(filter: PropertyFilter, params: SqlParams): { condition: string; needsElements: boolean } {
   if (!isUsableFilter(filter)) return { condition: 'FALSE', needsElements: false }
   const type = filter.type ?? 'event'
   if (type === 'event') return { condition: propertyFilterSql(filter, jsonSource('properties', filter.key, params), params), needsElements: false }
