@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib'
 import { AppError } from '../../shared/errors.ts'
 import { decompressLz64 } from './decompress-lz64.ts'
 import { parseLenientJson } from './parse-lenient-json.ts'
+import { MAX_JSON_DEPTH, sanitiseParsedJson } from './sanitise-json.ts'
 
 // How PostHog reads a capture body: Rust capture (`payload/common.rs`, `v0_request.rs`), which PostHog
 // runs today, plus the Django leniencies (`posthog/utils.py` `load_data_from_request`) that cost nothing.
@@ -41,7 +42,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  *   `lz64`/`lz-string`, `base64`/`b64`; gzip is also sniffed from the 1f 8b magic bytes (posthog-js
  *   sends gzip as text/plain with no hint);
  * - text that still looks like base64 is decoded (twice at most: form bodies and legacy paths do that);
- * - JSON with NaN/Infinity literals (Python SDKs) reads them as null.
+ * - JSON with NaN/Infinity literals (Python SDKs) reads them as null;
+ * - every string is cleaned (lone surrogates and U+0000 become U+FFFD, see `cleanText`) and a body
+ *   nested deeper than 128 levels is refused whole, as Rust capture (serde_json) does.
  * Throws AppError('invalid_payload') on anything undecodable and 'payload_too_large' past `maxBytes`.
  */
 export function decodeCaptureBody(input: CaptureBodyInput): DecodedCaptureBody {
@@ -183,9 +186,15 @@ function tryBase64(text: string): Buffer | null {
 }
 
 function parseJson(text: string): unknown {
+  let parsed: unknown
   try {
-    return parseLenientJson(text)
+    parsed = parseLenientJson(text)
   } catch (err) {
     throw new AppError('invalid_payload', `Malformed request data: Invalid JSON: ${(err as Error).message}`)
   }
+  const clean = sanitiseParsedJson(parsed)
+  if (clean === null) {
+    throw new AppError('invalid_payload', `Malformed request data: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
+  }
+  return clean.value
 }

@@ -13,3 +13,4 @@ export { elementsToString, extractElements, takeElementsChain } from './elements
 export type { Element } from './elements-to-string.ts'
 export { uuidv7, parseUuid } from './uuidv7.ts'
 export type { RandomBytes } from './uuidv7.ts'
+export { cleanText, sanitiseParsedJson, MAX_JSON_DEPTH } from './sanitise-json.ts'
