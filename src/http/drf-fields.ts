@@ -26,13 +26,42 @@ function pyStr(v: unknown): string {
   return JSON.stringify(v)
 }
 
-/** The request body as an object: absent means `{}`, anything but an object is DRF's 400. */
+/**
+ * How deep a private-API body may nest (the body object is level 1), the limit capture applies too
+ * (serde_json's 128). Stored JSON fields (flag filters, insight queries, dashboard templates, cohort
+ * groups, action steps) can never be deeper, so nothing recursive downstream can overflow the stack.
+ */
+export const MAX_BODY_DEPTH = 128
+
+/**
+ * The request body as an object: absent means `{}`, anything but an object is DRF's 400, and so is a
+ * body nested deeper than MAX_BODY_DEPTH (attr: the top-level field holding the deep value).
+ */
 export function readBody(raw: unknown): Body {
   if (raw === undefined || raw === null || raw === '') return {}
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw validationError(null, `Invalid data. Expected a dictionary, but got ${pyType(raw)}.`, 'invalid_input')
   }
+  for (const key of Object.keys(raw)) {
+    if (depthExceeds((raw as Body)[key], MAX_BODY_DEPTH - 1)) {
+      throw validationError(key, `Nested too deeply: a request body may nest at most ${MAX_BODY_DEPTH} levels.`, 'invalid_input')
+    }
+  }
   return raw as Body
+}
+
+/** True when `value` nests arrays/objects more than `max` levels deep; iterative, so any depth is safe. */
+export function depthExceeds(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const stack: Array<[object, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (depth > max) return true
+    for (const item of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof item === 'object' && item !== null) stack.push([item, depth + 1])
+    }
+  }
+  return false
 }
 
 export function has(body: Body, key: string): boolean {
@@ -72,11 +101,21 @@ export function readBool(v: unknown, attr: string): boolean {
   throw validationError(attr, 'Must be a valid boolean.', 'invalid_input')
 }
 
-/** DRF IntegerField: integers and integer strings. */
-export function readInt(v: unknown, attr: string, opts: { allowNull?: boolean } = {}): number | null {
+const INT4_MIN = -2_147_483_648
+const INT4_MAX = 2_147_483_647
+
+/**
+ * DRF IntegerField: integers and integer strings, within the metadata store's 32-bit integer columns
+ * (every id is one) unless `min`/`max` narrow it; DRF's `max_value`/`min_value` errors outside.
+ */
+export function readInt(v: unknown, attr: string, opts: { allowNull?: boolean; min?: number; max?: number } = {}): number | null {
   if (v === null) return opts.allowNull ? null : notNull(attr)
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+(\.0*)?\s*$/.test(v) ? Number(v) : NaN
-  if (!Number.isSafeInteger(n)) throw validationError(attr, 'A valid integer is required.', 'invalid_input')
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d{1,20}(\.0*)?\s*$/.test(v) ? Number(v) : NaN
+  if (!Number.isInteger(n)) throw validationError(attr, 'A valid integer is required.', 'invalid_input')
+  const max = opts.max ?? INT4_MAX
+  const min = opts.min ?? INT4_MIN
+  if (n > max) throw validationError(attr, `Ensure this value is less than or equal to ${max}.`, 'max_value')
+  if (n < min) throw validationError(attr, `Ensure this value is greater than or equal to ${min}.`, 'min_value')
   return n
 }
 

@@ -16,6 +16,12 @@ export function toWireError(err: unknown): { status: number; body: WireError } {
     const detail = 'A store Tally needs is unavailable; try again shortly.'
     return { status: row.status, body: { type: row.type, code: row.wireCode, detail, attr: null } }
   }
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    // Only a request nested beyond every limit gets here (bodies are depth-checked first): the
+    // client's input, not a server fault.
+    const detail = 'Request nested too deeply.'
+    return { status: 400, body: { type: 'validation_error', code: 'invalid_input', detail, attr: null } }
+  }
   const fe = err as FastifyError
   if (fe && Array.isArray(fe.validation)) {
     const first = fe.validation[0]
@@ -51,6 +57,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     // A 503 of the queue is logged once per change of state by the queue; a store outage on any
     // other route is logged here, with the error.
     if (status >= 500 && !(err instanceof AppError && err.code === 'service_unavailable')) req.log.error({ err }, 'request failed')
+    else if (err instanceof RangeError) req.log.warn({ err }, 'request nested too deeply')
     if (status === 405) return reply.code(405).send()
     if (status === 401 && body.code === 'not_authenticated') reply.header('WWW-Authenticate', 'Bearer')
     if (err instanceof AppError && typeof err.extra?.retryAfterSeconds === 'number') reply.header('Retry-After', String(err.extra.retryAfterSeconds))

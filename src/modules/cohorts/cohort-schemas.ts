@@ -24,9 +24,17 @@ export function parseCohortBody(body: Body): CohortBody {
   if (has(body, 'filters')) out.filters = readObject(body.filters, 'filters', { allowNull: true })
   if (has(body, 'groups')) out.groups = readList(body.groups, 'groups')
   if (has(body, 'deleted')) out.deleted = readBool(body.deleted, 'deleted')
-  if (has(body, 'csv')) out.csv = readString(body.csv, 'csv', { allowBlank: true, trim: false })!
-  if (has(body, 'distinct_ids')) out.distinctIds = readList(body.distinct_ids, 'distinct_ids').map((d, i) => readString(d, `distinct_ids__${i}`, { trim: false })!)
+  if (has(body, 'csv')) out.csv = refuseNul(readString(body.csv, 'csv', { allowBlank: true, trim: false })!, 'csv')
+  if (has(body, 'distinct_ids')) {
+    out.distinctIds = readList(body.distinct_ids, 'distinct_ids').map((d, i) => refuseNul(readString(d, `distinct_ids__${i}`, { trim: false })!, `distinct_ids__${i}`))
+  }
   return out
+}
+
+/** Member lists with U+0000 are refused: no stored distinct id holds one (capture turns it into U+FFFD). */
+function refuseNul(s: string, attr: string): string {
+  if (s.includes('\u0000')) throw validationError(attr, 'Null characters are not allowed.', 'invalid_input')
+  return s
 }
 
 /** `add_persons_to_static_cohort`: person UUIDs in `person_ids`. */

@@ -1,10 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { cleanText, parseDate } from '../../domain/events/index.ts'
+import { compileRegex } from '../../domain/properties/compile-regex.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 import { toEventJson } from './event-json.ts'
 import type { EventListQuery, EventPropertyFilter, EventReadStore } from './event-read-store.ts'
 
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
+/** DuckDB takes a BIGINT offset; anything past this many events is simply an empty page. */
+const MAX_OFFSET = 1_000_000_000_000
+const MAX_FILTERS = 100
 const OPERATORS = new Set(['exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte', 'is_set', 'is_not_set'])
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 
@@ -46,21 +51,24 @@ function readListQuery(req: FastifyRequest): EventListQuery {
     const v = q[name]
     if (v === undefined) return undefined
     if (typeof v !== 'string') throw validationError(name, `${name} must be given once.`)
-    return v
+    return cleanText(v)
   }
   const date = (name: string): string | undefined => {
     const v = str(name)
     if (v === undefined || v === '') return undefined
-    if (Number.isNaN(Date.parse(v))) throw validationError(name, `${name} must be an ISO-8601 date-time.`)
-    return v
+    return readBound(v, name)
   }
-  const int = (name: string, fallback: number): number => {
-    const n = Number(str(name))
-    return Number.isInteger(n) && n >= 0 ? n : fallback
+  const int = (name: string, fallback: number, max: number): number => {
+    const v = str(name)
+    if (v === undefined || v === '') return fallback
+    if (!/^\d{1,15}$/.test(v.trim())) throw validationError(name, `${name} must be a whole number from 0 to ${max}.`)
+    const n = Number(v)
+    if (n > max) throw validationError(name, `${name} must be a whole number from 0 to ${max}.`)
+    return n
   }
   const beforeUuid = str('before_uuid')
   if (beforeUuid !== undefined && !UUID.test(beforeUuid)) throw validationError('before_uuid', 'before_uuid must be a UUID.')
-  const limit = int('limit', DEFAULT_LIMIT)
+  const limit = int('limit', DEFAULT_LIMIT, Number.MAX_SAFE_INTEGER)
   return {
     projectId: req.project.id,
     event: str('event') || undefined,
@@ -70,11 +78,37 @@ function readListQuery(req: FastifyRequest): EventListQuery {
     beforeUuid,
     properties: readPropertyFilters(str('properties')),
     limit: Math.min(limit === 0 ? DEFAULT_LIMIT : limit, MAX_LIMIT),
-    offset: int('offset', 0),
+    offset: int('offset', 0, MAX_OFFSET),
   }
 }
 
-/** `properties` is a JSON list of `{key, value, operator, type}`; only event properties can match here. */
+const FIRST_MS = -62_135_596_800_000 // 0001-01-01T00:00:00Z
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+const SUB_MS = /^\s*\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}[.,]\d{3}(\d{1,3})/
+
+/**
+ * An `after`/`before` bound as the store's canonical text, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds
+ * kept, so the `next` cursor loses nothing). Accepts what capture accepts for timestamps (ISO-8601 /
+ * RFC 3339, epoch digits, RFC 2822, `Y/M/D`) in years 1 to 9999; anything else is a 400 naming the
+ * field, never a cast error in the store.
+ */
+function readBound(v: string, name: string): string {
+  const ms = parseDate(v)
+  if (ms === null || !(ms >= FIRST_MS && ms <= LAST_MS)) {
+    throw validationError(name, `${name} must be an ISO-8601 date-time between years 1 and 9999.`)
+  }
+  const micros = SUB_MS.exec(v)?.[1]?.padEnd(3, '0') ?? '000'
+  return `${new Date(ms).toISOString().slice(0, 23)}${micros}Z`
+}
+
+type Scalar = string | number | boolean
+
+/**
+ * `properties` is a JSON list of `{key, value, operator, type}`; only event properties can match here.
+ * Each filter is checked before it reaches the store: a string key, a known operator, a value of the
+ * operator's kind (a non-empty list or a scalar for exact/is_not, a scalar for icontains, a valid RE2
+ * pattern for regex, a number for gt/gte/lt/lte). Anything else is a 400 on `properties`.
+ */
 function readPropertyFilters(raw: string | undefined): EventPropertyFilter[] {
   if (raw === undefined || raw === '') return []
   let parsed: unknown
@@ -84,17 +118,50 @@ function readPropertyFilters(raw: string | undefined): EventPropertyFilter[] {
     throw validationError('properties', 'Properties are unparsable!')
   }
   if (!Array.isArray(parsed)) throw validationError('properties', 'properties must be a JSON list of property filters.')
-  return parsed.map((f: unknown) => {
+  if (parsed.length > MAX_FILTERS) throw validationError('properties', `at most ${MAX_FILTERS} property filters are allowed.`)
+  return parsed.map((f: unknown, i: number) => {
+    const bad = (why: string): never => {
+      throw validationError('properties', `property filter ${i}: ${why}`)
+    }
     const filter = f as Record<string, unknown>
-    if (typeof filter !== 'object' || filter === null || typeof filter.key !== 'string') {
-      throw validationError('properties', 'each property filter needs a string key.')
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter) || typeof filter.key !== 'string') {
+      return bad('needs a string key.')
     }
     if (filter.type !== undefined && filter.type !== 'event') {
-      throw validationError('properties', `property filters of type "${String(filter.type)}" are not supported on events yet.`)
+      return bad(`filters of type "${cleanText(String(filter.type))}" are not supported on events yet.`)
     }
-    const operator = typeof filter.operator === 'string' ? filter.operator : 'exact'
-    if (!OPERATORS.has(operator)) throw validationError('properties', `unsupported operator "${operator}".`)
-    return { key: filter.key, value: filter.value, operator }
+    const operator = filter.operator === undefined || filter.operator === null ? 'exact' : filter.operator
+    if (typeof operator !== 'string' || !OPERATORS.has(operator)) return bad(`unsupported operator "${cleanText(String(operator))}".`)
+    const key = cleanText(filter.key)
+    const v = filter.value
+    const scalar = (x: unknown): x is Scalar => typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))
+    const text = (x: Scalar): Scalar => (typeof x === 'string' ? cleanText(x) : x)
+    switch (operator) {
+      case 'is_set':
+      case 'is_not_set':
+        return { key, operator }
+      case 'exact':
+      case 'is_not': {
+        const list = Array.isArray(v) ? v : [v]
+        if (list.length === 0) return bad(`${operator} needs at least one value.`)
+        if (!list.every(scalar)) return bad(`${operator} values must be strings, numbers or booleans.`)
+        return { key, operator, value: list.map(text) }
+      }
+      case 'icontains':
+      case 'not_icontains':
+        if (!scalar(v)) return bad(`${operator} needs a string value.`)
+        return { key, operator, value: text(v) }
+      case 'regex':
+      case 'not_regex':
+        if (typeof v !== 'string') return bad(`${operator} needs a regular expression string.`)
+        if (compileRegex(cleanText(v)) === null) return bad(`"${cleanText(v).slice(0, 100)}" is not a valid regular expression.`)
+        return { key, operator, value: cleanText(v) }
+      default: {
+        const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN
+        if (!Number.isFinite(n)) return bad(`${operator} needs a number.`)
+        return { key, operator, value: n }
+      }
+    }
   })
 }
 

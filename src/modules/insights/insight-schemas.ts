@@ -17,7 +17,10 @@ export function parseInsightBody(body: Body): { input: InsightInput; dashboards?
     }
     try {
       return readInt(v, 'dashboards')!
-    } catch {
+    } catch (err) {
+      // An integer past the id column names no dashboard: DRF's PrimaryKeyRelatedField answer.
+      const sub = (err as { extra?: { subCode?: unknown } }).extra?.subCode
+      if (sub === 'max_value' || sub === 'min_value') throw validationError('dashboards', `Invalid pk "${String(v)}" - object does not exist.`, 'does_not_exist')
       throw validationError('dashboards', `Incorrect type. Expected pk value, received ${typeof v === 'string' ? 'str' : 'float'}.`, 'incorrect_type')
     }
   })

@@ -61,12 +61,15 @@ export function createDuckDbEventReadStore(connection: DuckDBConnection): EventR
 }
 
 /**
- * One property filter as SQL over the JSON text. Values are bound; the JSON path is a quoted
+ * One property filter as SQL over the JSON text (the route has checked each value's kind and the
+ * regex). Values are bound; the JSON path is a quoted
  * literal (single quotes doubled) so that it can appear twice in one condition.
  */
 function propertyCondition(f: EventPropertyFilter, params: DuckDBValue[]): string {
   const path = `$.${JSON.stringify(f.key)}`.replace(/'/g, "''")
-  const value = `json_extract_string(properties, '${path}')`
+  // TRY: a row stored before capture cleaned text (a lone surrogate escape DuckDB's JSON reader
+  // refuses) reads as "property not set" instead of failing every filtered query of the project.
+  const value = `TRY(json_extract_string(properties, '${path}'))`
   const values = (Array.isArray(f.value) ? f.value : [f.value]).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
   switch (f.operator) {
     case 'is_set':
