@@ -3,14 +3,17 @@ import type { Page } from '../shared/page.ts'
 
 const DEFAULT_LIMIT = 100
 
-/** DRF LimitOffsetPagination's reading of `limit`/`offset`: bad values fall back to 100 and 0. */
+/**
+ * DRF LimitOffsetPagination's reading of `limit`/`offset`: bad values fall back to 100 and 0, and so
+ * do integers past 2^53 (1e20 once reached the store's BIGINT and failed there).
+ */
 export function readPage(req: FastifyRequest): Page {
   const q = req.query as Record<string, unknown>
   const limit = Number(q?.limit)
   const offset = Number(q?.offset)
   return {
-    limit: Number.isInteger(limit) && limit > 0 ? limit : DEFAULT_LIMIT,
-    offset: Number.isInteger(offset) && offset > 0 ? offset : 0,
+    limit: Number.isSafeInteger(limit) && limit > 0 ? limit : DEFAULT_LIMIT,
+    offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0,
   }
 }
 

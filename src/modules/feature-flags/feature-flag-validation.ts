@@ -27,7 +27,9 @@ const invalid = (detail: string, code = 'invalid_input') => validationError('fil
 export function validateFilters(raw: unknown, ctx: FilterContext): FlagFilters {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalid('Filters must be an object.')
   const filters = raw as FlagFilters
-  if (filters.groups != null && !Array.isArray(filters.groups)) throw invalid('Filters are not valid (groups must be a list)')
+  for (const name of ['groups', 'super_groups', 'holdout_groups'] as const) {
+    if (filters[name] != null && !Array.isArray(filters[name])) throw invalid(`Filters are not valid (${name} must be a list)`)
+  }
   const aggregation = filters.aggregation_group_type_index ?? null
   if (aggregation !== null && !(Number.isInteger(aggregation) && aggregation >= 0 && aggregation <= 4)) {
     throw invalid('Filters are not valid (aggregation_group_type_index must be between 0 and 4)')
