@@ -10,6 +10,7 @@ import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
 import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
 import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-store.ts'
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
+import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import type { Stores } from './create-services.ts'
 import type { Logger } from 'pino'
@@ -57,6 +58,7 @@ export async function createAdapters(
       queue: notOpened('event queue'),
       eventReads: notOpened('event read store'),
       deadLetters: notOpened('dead-letter store'),
+      actionEvents: notOpened('action event reads'),
       ping: { metadata: () => meta.query('SELECT 1') },
       close: () => meta.close(),
     }
@@ -66,6 +68,7 @@ export async function createAdapters(
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.instance.connect())
   const deadLetters = createDuckDbDeadLetterStore(await duck.instance.connect())
+  const actionEvents = createDuckDbActionQueries(await duck.instance.connect())
   const queue = await openFileEventQueue({
     dir: path.join(dir, 'queue'),
     segmentBytes: config.storage.queueSegmentBytes,
@@ -79,6 +82,7 @@ export async function createAdapters(
     queue,
     eventReads,
     deadLetters,
+    actionEvents,
     ping: {
       metadata: () => meta.query('SELECT 1'),
       events: () => pingConnection.run('SELECT 1'),

@@ -4,6 +4,7 @@ import { createSqlProjectStore } from '../storage/sql/sql-project-store.ts'
 import { createProjectService } from '../modules/projects/project-service.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 import type { EventReadStore } from '../modules/events/event-read-store.ts'
+import type { ActionEventReads } from '../modules/actions/action-event-reads.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
 import { createIngestionCounters } from '../ingestion/ingestion-counters.ts'
 import { createCaptureService } from '../modules/capture/capture-service.ts'
@@ -24,6 +25,8 @@ export interface Stores {
   queue: EventQueue
   eventReads: EventReadStore
   deadLetters: DeadLetterStore
+  /** Action matching inside the event store. */
+  actionEvents: ActionEventReads
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
@@ -33,7 +36,7 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
   const insights = createInsightService(createSqlInsightStore(stores.meta))
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))
-  const actions = createActionService(createSqlActionStore(stores.meta))
+  const actions = createActionService(createSqlActionStore(stores.meta), stores.actionEvents)
   const flags = createFlagServices(stores.meta, logger, {
     maxEntries: config?.flags.personCacheEntries ?? 200_000,
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
+import { waitForEvents } from '../helpers/capture-helpers.ts'
 
 const FIELDS = [
   'id', 'name', 'description', 'tags', 'post_to_chat', 'chat_message_format', 'post_to_slack', 'slack_message_format', 'steps',
@@ -193,17 +194,48 @@ test('actions: format=csv on list and retrieve gives CSV with a header row; form
   assert.equal((await api.get('/actions/?format=xml')).statusCode, 404)
 })
 
-test('actions: count and people answer 501 in PostHog error shape until events arrive', async (t) => {
+test('actions: people answers 501 in PostHog error shape until persons are ingested', async (t) => {
+  const app = await buildTestApp(t)
+  const res = await privateApi(app).get('/actions/people/')
+  assert.equal(res.statusCode, 501)
+  assert.deepEqual([res.json().type, res.json().code, res.json().attr], ['server_error', 'not_implemented', null])
+})
+
+test('actions: count is the events of the last three months that match a step, counted in the event store', async (t) => {
   const app = await buildTestApp(t)
   const api = privateApi(app)
-  const { id } = (await api.post('/actions/', { name: 'a' })).json()
-  for (const path of [`/actions/${id}/count/`, '/actions/people/']) {
-    const res = await api.get(path)
-    assert.equal(res.statusCode, 501, path)
-    assert.equal(res.json().type, 'server_error')
-    assert.equal(res.json().code, 'not_implemented')
-    assert.equal(res.json().attr, null)
-  }
+  const day = 24 * 3600 * 1000
+  const ago = (days: number) => new Date(Date.now() - days * day).toISOString()
+  const batch = [
+    { event: '$pageview', distinct_id: 'a', properties: { $current_url: 'https://shop.example/pricing?x=1' }, timestamp: ago(1) },
+    { event: '$pageview', distinct_id: 'b', properties: { $current_url: 'https://shop.example/pricing' }, timestamp: ago(80) },
+    { event: '$pageview', distinct_id: 'c', properties: { $current_url: 'https://shop.example/pricing' }, timestamp: ago(100) },
+    { event: '$pageview', distinct_id: 'd', properties: { $current_url: 'https://shop.example/about' }, timestamp: ago(1) },
+    {
+      event: '$autocapture', distinct_id: 'a', timestamp: ago(2),
+      properties: { $event_type: 'click', $elements: [{ tag_name: 'button', attr__class: 'btn buy', $el_text: 'Buy now', nth_child: 1, nth_of_type: 1 }, { tag_name: 'div', attr__id: 'checkout' }] },
+    },
+    { event: '$autocapture', distinct_id: 'b', timestamp: ago(2), properties: { $event_type: 'click', $elements: [{ tag_name: 'a', $el_text: 'Help' }] } },
+  ]
+  assert.equal((await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })).statusCode, 200)
+  await waitForEvents(app, batch.length)
+
+  const action = await api.post('/actions/', {
+    name: 'Pricing or buy',
+    steps: [
+      { event: '$pageview', url: '/pricing', url_matching: 'contains' },
+      { event: '$autocapture', selector: '#checkout > button.buy', text: 'Buy now' },
+    ],
+  })
+  assert.equal(action.statusCode, 201, action.body)
+  const before = action.json().last_calculated_at
+  const count = await api.get(`/actions/${action.json().id}/count/`)
+  assert.equal(count.statusCode, 200, count.body)
+  assert.deepEqual(count.json(), { count: 3 }, 'two pricing views within three months and the buy click')
+  assert.ok((await api.get(`/actions/${action.json().id}/`)).json().last_calculated_at > before)
+
+  const none = await api.post('/actions/', { name: 'No steps' })
+  assert.deepEqual((await api.get(`/actions/${none.json().id}/count/`)).json(), { count: 0 })
   assert.equal((await api.get('/actions/999/count/')).statusCode, 404)
 })
 

@@ -92,8 +92,7 @@ export async function actionRoutes(app: FastifyInstance, opts: { actions: Action
   })
   addRoute(app, 'GET', `${base}:id/count/`, async (req) => {
     readFormat(req, FORMATS)
-    await actions.get(req.project, pathId(req))
-    return notYet('count')
+    return { count: await actions.count(req.project, pathId(req)) }
   })
   addRoute(app, 'PATCH', `${base}:id/`, async (req) => {
     readFormat(req, FORMATS)

@@ -4,6 +4,8 @@ import { newUuid } from '../../shared/ids.ts'
 import type { Project, User } from '../projects/project-types.ts'
 import type { StepInput } from './action-schemas.ts'
 import type { ActionStore } from './action-store.ts'
+import type { ActionEventReads } from './action-event-reads.ts'
+import { systemClock, type Clock } from '../../shared/clock.ts'
 import type { Action, ActionInput, ActionStep } from './action-types.ts'
 
 function notFound(): AppError {
@@ -24,7 +26,10 @@ function assignStepIds(steps: StepInput[]): ActionStep[] {
 }
 
 /** Actions: CRUD with soft delete; names are unique among a project's live actions. */
-export function createActionService(store: ActionStore) {
+/** `/count` looks this far back, as PostHog's ActionViewSet.count does (`now - relativedelta(months=3)`). */
+const COUNT_MONTHS = 3
+
+export function createActionService(store: ActionStore, events: ActionEventReads, clock: Clock = systemClock) {
   async function assertNameFree(tx: ActionStore, projectId: number, name: string | null | undefined, exceptId?: number) {
     if (name === null || name === undefined) return
     const other = await tx.findLiveByName(projectId, name, exceptId)
@@ -37,6 +42,21 @@ export function createActionService(store: ActionStore) {
     /** A deleted action can still be retrieved (PostHog hides deleted actions only from the list). */
     async get(project: Project, id: number): Promise<Action> {
       return (await store.find(project.id, id)) ?? Promise.reject(notFound())
+    },
+
+    /**
+     * Events of the last three months that match the action, counted in the event store; records
+     * the run as the action's `last_calculated_at`. An action without steps matches nothing.
+     */
+    async count(project: Project, id: number): Promise<number> {
+      const action = await this.get(project, id)
+      if (action.steps.length === 0) return 0
+      const before = new Date(clock.now())
+      const after = new Date(before)
+      after.setUTCMonth(after.getUTCMonth() - COUNT_MONTHS)
+      const count = await events.countActionMatches(project.id, action.steps, { after, before })
+      await store.update(project.id, id, { lastCalculatedAt: before })
+      return count
     },
 
     async create(project: Project, user: User, input: Omit<ActionInput, 'steps'>, steps?: StepInput[]): Promise<Action> {

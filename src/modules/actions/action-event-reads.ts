@@ -1,0 +1,10 @@
+import type { ActionStep } from './action-types.ts'
+
+/**
+ * What actions read of the event store: matching runs inside the store (DuckDB now, ClickHouse
+ * later), never by loading events into JavaScript.
+ */
+export interface ActionEventReads {
+  /** Events of the project in `[after, before)` that match any of the steps. */
+  countActionMatches(projectId: number, steps: readonly ActionStep[], range: { after?: Date; before?: Date }): Promise<number>
+}
