@@ -1,0 +1,6 @@
+export { planPersonUpdates, distinctIdsToLookUp } from './plan-person-updates.ts'
+export type { PlanPersonUpdatesInput } from './plan-person-updates.ts'
+export { isDistinctIdIllegal } from './illegal-distinct-id.ts'
+export { applyPropertyUpdates, readPropertyUpdates } from './property-updates.ts'
+export type { PropertyUpdates } from './property-updates.ts'
+export type * from './person-types.ts'
