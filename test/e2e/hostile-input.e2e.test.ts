@@ -31,7 +31,7 @@ test('a lone surrogate or NUL anywhere in an event is stored as U+FFFD and every
   const app = await buildTestApp(t)
   const api = privateApi(app)
   // Written as JSON escapes, as an attacker's raw body carries them.
-  const body = `{"api_key":"${app.projectKey}","batch":[{"event":"poison\\ud800","distinct_id":"d\\udc00\\u0000","properties":{"p":"x\\udc00y","k\\ud800":"v","n":"a\\u0000b","nested":{"deep\\u0000":["\\udbff"]}}},{"event":"clean","distinct_id":"c","properties":{"p":"fine"}}]}`
+  const body = `{"api_key":"${app.projectKey}","batch":[{"event":"poison\\ud800","distinct_id":"d\\udc00\\u0000","properties":{"p":"x\\udc00y","k\\ud800":"v","n":"a\\u0000b","nested":{"deep\\u0000":["\\udbff"]}}},{"event":"clean","distinct_id":"c","properties":{"p":"fine","*":"star","":"empty","a.b":"dot","~/":"pointer"}}]}`
   assert.equal((await post(app, '/batch/', body)).statusCode, 200)
   await waitForEvents(app, 2)
   for (const f of [
@@ -40,6 +40,10 @@ test('a lone surrogate or NUL anywhere in an event is stored as U+FFFD and every
     { key: 'p', value: '^x', operator: 'regex' },
     { key: 'n', operator: 'is_set' },
     { key: 'p', value: 1, operator: 'gt' },
+    { key: 'p', value: 1e300, operator: 'lt' }, // once bound as a BIGINT past int64: 500
+    { key: 'p', value: '-1e308', operator: 'gte' },
+    { key: '', value: 'x' }, // `$.""` was a binder error: 500
+    { key: '*', operator: 'is_not_set' }, // `$."*"` was a wildcard
   ]) {
     const res = await api.get(filter(f))
     assert.equal(res.statusCode, 200, `${JSON.stringify(f)}: ${res.body}`)
@@ -51,6 +55,11 @@ test('a lone surrogate or NUL anywhere in an event is stored as U+FFFD and every
   assert.equal(poison.properties['k\uFFFD'], 'v')
   assert.equal(poison.properties.n, 'a\uFFFDb')
   assert.equal((await api.get(`/events/${poison.id}/`)).statusCode, 200)
+  // Keys are matched literally, whatever JSON-path syntax they hold.
+  for (const [key, value] of [['*', 'star'], ['', 'empty'], ['a.b', 'dot'], ['~/', 'pointer']]) {
+    const res = await api.get(filter({ key, value }))
+    assert.deepEqual(res.json().results.map((e: { event: string }) => e.event), ['clean'], `key ${JSON.stringify(key)}: ${res.body}`)
+  }
   const byName = await api.get(filter({ key: 'p', value: 'x\uFFFDy' }))
   assert.deepEqual(byName.json().results.map((e: { event: string }) => e.event), ['poison\uFFFD'])
 })

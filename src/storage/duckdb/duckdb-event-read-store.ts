@@ -62,11 +62,13 @@ export function createDuckDbEventReadStore(connection: DuckDBConnection): EventR
 
 /**
  * One property filter as SQL over the JSON text (the route has checked each value's kind and the
- * regex). Values are bound; the JSON path is a quoted
- * literal (single quotes doubled) so that it can appear twice in one condition.
+ * regex). Values are bound; the JSON pointer is a quoted literal (single quotes doubled: DuckDB wants
+ * a constant path) so that it can appear twice in one condition.
  */
 function propertyCondition(f: EventPropertyFilter, params: DuckDBValue[]): string {
-  const path = `$.${JSON.stringify(f.key)}`.replace(/'/g, "''")
+  // A JSON pointer (RFC 6901), not a `$.` path: there `$.""` is a binder error and `$."*"` a wildcard;
+  // a pointer names every key literally ('', '*', 'a.b', '~', '/').
+  const path = `/${f.key.replace(/~/g, '~0').replace(/\//g, '~1')}`.replace(/'/g, "''")
   // TRY: a row stored before capture cleaned text (a lone surrogate escape DuckDB's JSON reader
   // refuses) reads as "property not set" instead of failing every filtered query of the project.
   const value = `TRY(json_extract_string(properties, '${path}'))`
@@ -97,8 +99,9 @@ function propertyCondition(f: EventPropertyFilter, params: DuckDBValue[]): strin
     case 'lt':
     case 'lte': {
       const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.operator]
-      params.push(Number(values[0]))
-      return `TRY_CAST(${value} AS DOUBLE) ${op} ?`
+      // Bound as text: the driver binds an integral JS number as BIGINT and fails past int64 (1e300).
+      params.push(String(Number(values[0])))
+      return `TRY_CAST(${value} AS DOUBLE) ${op} CAST(? AS DOUBLE)`
     }
     default:
       throw new Error(`unsupported operator ${f.operator}`)
