@@ -37,7 +37,7 @@ export async function createAdapters(
   const fresh = !existsSync(path.join(metaDir, 'PG_VERSION'))
   if (fresh && !config.storage.metadataUrl && !parts.metadataTemplate) await initPgliteDataDir(metaDir, MIGRATIONS.metadata)
   const meta = config.storage.metadataUrl
-    ? openPostgresSqlClient(config.storage.metadataUrl)
+    ? openPostgresSqlClient(config.storage.metadataUrl, { statementTimeoutMs: config.storage.statementTimeoutMs })
     : await openPgliteSqlClient(metaDir, fresh ? parts.metadataTemplate : undefined)
   try {
     await runMigrations(meta, MIGRATIONS.metadata)

@@ -6,7 +6,13 @@ import { parseCrashAt } from '../shared/crash-points.ts'
 export interface Config {
   readonly http: HttpConfig
   /** `metadataUrl`: a PostgreSQL URL puts the MetaStore on that server instead of embedded PGlite. */
-  readonly storage: { readonly dataDir: string; readonly metadataUrl: string | null; readonly queueSegmentBytes: number }
+  readonly storage: {
+    readonly dataDir: string
+    readonly metadataUrl: string | null
+    readonly queueSegmentBytes: number
+    /** With `metadataUrl`: the longest a statement may run on the server before it is cancelled (a 503). */
+    readonly statementTimeoutMs: number
+  }
   readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
   /**
    * `retryMinMs`/`retryMaxMs`: backoff of a batch the worker could not store (doubling, capped);
@@ -109,6 +115,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       metadataUrl: env.TALLY_DATABASE_URL || null,
       // The event queue starts a new segment file past this size (fully acknowledged ones are deleted).
       queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
+      statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
     },
     bootstrap: {
       projectApiKey: env.TALLY_PROJECT_API_KEY || null,

@@ -22,7 +22,7 @@ const TRANSIENT_CODES = new Set([
  * `FATAL Error`; PostgreSQL's connection errors; Node's fs errors when the code was lost).
  */
 const TRANSIENT_MESSAGE =
-  /no space left|disk (is )?full|out of (disk )?space|quota exceeded|input\/output error|\bIO Error\b|I\/O error|could not (write|read|open|create|sync|fsync|truncate)|failed to commit|TransactionContext Error|Connection Error|connection (is |was |already )?(closed|refused|terminated|reset|lost)|database (is |has been )?(closed|invalidated)|\b(is|has been) closed\b|not queryable|terminating connection|FATAL Error|Out of Memory Error|read-only file system|too many open files|cannot connect|the database system is (starting up|shutting down)|not currently accepting connections|timeout exceeded when trying to connect|Connection terminated|ECONNREFUSED|ENOSPC|EIO\b/i
+  /no space left|disk (is )?full|out of (disk )?space|quota exceeded|input\/output error|\bIO Error\b|I\/O error|could not (write|read|open|create|sync|fsync|truncate)|failed to commit|TransactionContext Error|Connection Error|connection (is |was |already )?(closed|refused|terminated|reset|lost)|database (is |has been )?(closed|invalidated)|\b(is|has been) closed\b|not queryable|terminating connection|FATAL Error|Out of Memory Error|read-only file system|too many open files|cannot connect|the database system is (starting up|shutting down)|not currently accepting connections|Query read timeout|canceling statement due to statement timeout|timeout exceeded when trying to connect|Connection terminated|ECONNREFUSED|ENOSPC|EIO\b/i
 
 /** DuckDB's and PostgreSQL's errors about the data of a row: the events are at fault, not the store. */
 const PERMANENT_MESSAGE =

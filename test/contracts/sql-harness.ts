@@ -48,10 +48,10 @@ export function sharedSqlDatabase(engine: 'pglite' | 'postgres'): {
       const made = await createFileTestDatabase()
       drop = made.drop
       // A zone with an odd offset and daylight saving: a timestamp read or written without its zone shows.
-      const tmp = openPostgresSqlClient(made.url, 1)
+      const tmp = openPostgresSqlClient(made.url, { poolSize: 1 })
       await tmp.exec(`ALTER DATABASE ${new URL(made.url).pathname.slice(1)} SET timezone TO 'Pacific/Chatham'`)
       await tmp.close()
-      db = openPostgresSqlClient(made.url, 4)
+      db = openPostgresSqlClient(made.url, { poolSize: 4 })
       const [zone] = await db.query<{ TimeZone: string }>('SHOW timezone')
       if (zone?.TimeZone !== 'Pacific/Chatham') throw new Error(`session time zone is ${zone?.TimeZone}, not Pacific/Chatham`)
     }

@@ -45,3 +45,19 @@ test('a metadata store outage is a 503 with Retry-After on the private API and /
   assert.equal((await app.http.inject({ url: `/api/projects/${app.projectId}/dashboards/`, headers: app.auth })).statusCode, 200)
   assert.equal((await app.http.inject({ url: `/api/projects/${app.projectId}/dashboards/`, headers: { authorization: `Bearer ${stranger.key}` } })).statusCode, 200)
 })
+
+test('a statement stuck behind a lock on PostgreSQL is cancelled after TALLY_DATABASE_STATEMENT_TIMEOUT_MS: a 503, not a hung request', { skip }, async (t) => {
+  const url = await createTestDatabase(t)
+  const app = await buildTestApp(t, { env: { TALLY_DATABASE_URL: url, TALLY_DATABASE_STATEMENT_TIMEOUT_MS: '500' } })
+  const locker = new pg.Client({ connectionString: url })
+  locker.on('error', () => {}) // the database is dropped with FORCE when the test ends
+  await locker.connect()
+  await locker.query('BEGIN')
+  await locker.query('LOCK TABLE dashboards IN ACCESS EXCLUSIVE MODE')
+  const stuck = await app.http.inject({ url: `/api/projects/${app.projectId}/dashboards/`, headers: app.auth })
+  assert.equal(stuck.statusCode, 503, stuck.body)
+  assert.equal(stuck.json().code, 'service_unavailable')
+  await locker.query('ROLLBACK')
+  await locker.end()
+  assert.equal((await app.http.inject({ url: `/api/projects/${app.projectId}/dashboards/`, headers: app.auth })).statusCode, 200)
+})

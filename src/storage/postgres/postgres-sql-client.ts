@@ -5,9 +5,19 @@ import type { SqlClient } from '../sql/sql-client.ts'
 pg.types.setTypeParser(20, (v) => Number(v))
 
 /** A SqlClient on a PostgreSQL server (the MetaStore at scale): same SQL and migrations as PGlite. */
-export function openPostgresSqlClient(url: string, poolSize = 10): SqlClient {
-  // A server that does not answer fails a request after 5 s (a 503) instead of holding it forever.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 })
+export function openPostgresSqlClient(url: string, opts: { poolSize?: number; statementTimeoutMs?: number } = {}): SqlClient {
+  const statementTimeout = opts.statementTimeoutMs ?? 30_000
+  // A server that does not answer fails a request (a 503) instead of holding it forever: 5 s to
+  // connect, `statementTimeoutMs` for a statement on the server (and 5 s more for its answer to
+  // arrive), and a transaction left idle is ended by the server after 60 s.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+    statement_timeout: statementTimeout,
+    query_timeout: statementTimeout + 5000,
+    idle_in_transaction_session_timeout: 60_000,
+  })
   pool.on('error', () => {}) // an idle client's error is reported on its next query
   const over = (q: { query: pg.Pool['query'] }): Omit<SqlClient, 'inTransaction' | 'close'> => ({
     async query<R>(sql: string, params?: unknown[]) {
