@@ -43,6 +43,20 @@ export interface EventQueueStats {
   failedBatches: number
 }
 
+/** What was published but not yet acknowledged: exact across restarts (computed from log positions). */
+export interface QueueBacklog {
+  /** Messages made durable and not acknowledged. */
+  events: number
+  /** Their bytes in the log (the records, each with its '\n'). */
+  bytes: number
+  /**
+   * Milliseconds since the oldest unacknowledged message was made durable (0 when there is none).
+   * The file queue keeps the time of each flush; for messages written before it was opened it uses
+   * their segment file's mtime (the time of that segment's last write), so there it may read low.
+   */
+  oldestAgeMs: number
+}
+
 /**
  * The queue between capture and the ingestion workers: accepted-but-unprocessed events
  * (in-process segment log embedded, NATS JetStream at scale).
@@ -64,6 +78,8 @@ export interface EventQueue {
    */
   drain(timeoutMs: number): Promise<boolean>
   stats(): EventQueueStats
+  /** Published-but-unacknowledged figures; cheap (read on every metrics scrape). */
+  backlog(): QueueBacklog
   /** Whether publishes can be written now (read by `/_ready`). */
   writeState(): QueueWriteState
   /** Refuses new publishes, waits for pending flushes and the in-flight batch, and closes. */
