@@ -37,6 +37,22 @@ export function createMetrics(services: Services, queue: EventQueue): Registry {
   counterOf('tally_queue_acked_total', 'Events acknowledged by the ingestion worker since start', () => queue.stats().acked)
   counterOf('tally_queue_flushes_total', 'Group commits (one write and fsync each) since start', () => queue.stats().flushes)
   counterOf('tally_queue_failed_batches_total', 'Worker batches that failed and will be delivered again', () => queue.stats().failedBatches)
+  const gaugeOf = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read())
+      },
+    })
+  gaugeOf('tally_queue_backlog_events', 'Events made durable by the queue and not yet acknowledged by the ingestion worker', () => queue.backlog().events)
+  gaugeOf('tally_queue_backlog_bytes', 'Bytes of the queue log not yet acknowledged by the ingestion worker', () => queue.backlog().bytes)
+  gaugeOf(
+    'tally_ingestion_lag_seconds',
+    'Age of the oldest event accepted but not yet processed by the ingestion worker (0 when none)',
+    () => queue.backlog().oldestAgeMs / 1000,
+  )
 
   counterOf('tally_decide_evaluations_total', 'Flag evaluations for /decide and /flags', () => services.decide.stats().evaluations)
   counterOf(

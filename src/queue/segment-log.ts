@@ -114,6 +114,15 @@ export async function openAckWriter(dir: string): Promise<{ write(pos: LogPositi
   }
 }
 
+/** Writes all of `buf` at `position` (a write may take only part of it). */
+export async function writeFully(fd: FileHandle, buf: Buffer, position: number): Promise<void> {
+  let done = 0
+  while (done < buf.length) {
+    const { bytesWritten } = await fd.write(buf, done, buf.length - done, position + done)
+    done += bytesWritten
+  }
+}
+
 /** Makes a newly created segment's directory entry durable. */
 export async function syncDir(dir: string): Promise<void> {
   const fd = await open(dir, 'r')

@@ -2,7 +2,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { Logger } from 'pino'
 import type { QueueWriteState } from './event-queue.ts'
-import { segmentPath, syncDir, type LogPosition, type RecoveredLog } from './segment-log.ts'
+import { segmentPath, syncDir, writeFully, type LogPosition, type RecoveredLog } from './segment-log.ts'
 import { crashPoint, unsafeAckBeforeFsync } from '../shared/crash-points.ts'
 
 export type QueueLogger = Pick<Logger, 'warn' | 'error' | 'debug'>
@@ -298,12 +298,4 @@ function describe(err: unknown): string {
   const o = (err ?? {}) as { code?: unknown; message?: unknown }
   const message = (typeof o.message === 'string' ? o.message : String(err)).split('\n')[0]!
   return typeof o.code === 'string' && !message.includes(o.code) ? `${o.code}: ${message}` : message
-}
-
-async function writeFully(fd: FileHandle, buf: Buffer, position: number): Promise<void> {
-  let done = 0
-  while (done < buf.length) {
-    const { bytesWritten } = await fd.write(buf, done, buf.length - done, position + done)
-    done += bytesWritten
-  }
 }
