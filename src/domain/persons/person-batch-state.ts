@@ -5,6 +5,8 @@ import type { PersonState } from './person-types.ts'
 export interface WorkingPerson extends PersonState {
   known: boolean
   touched: boolean
+  /** The properties events were last given, valid while `version` is unchanged. */
+  snapshot?: { version: number; personId: string; properties: Readonly<Record<string, unknown>> }
 }
 
 /**
@@ -24,7 +26,9 @@ export interface PersonBatchState {
 
 /** Copies the looked-up persons (one entry per person even when several distinct ids map to it). */
 export function createBatchState(knownPersons: ReadonlyMap<string, PersonState>): PersonBatchState {
-  const state: PersonBatchState = { persons: new Map(), byDistinctId: new Map(), movedDistinctIds: new Set(), mergedInto: new Map(), deletedKnown: [] }
+  const state: PersonBatchState = {
+    persons: new Map(), byDistinctId: new Map(), movedDistinctIds: new Set(), mergedInto: new Map(), deletedKnown: [],
+  }
   for (const person of knownPersons.values()) {
     if (state.persons.has(person.id)) continue
     state.persons.set(person.id, {
@@ -33,6 +37,7 @@ export function createBatchState(knownPersons: ReadonlyMap<string, PersonState>)
       properties: copyProperties(person.properties),
       known: true,
       touched: false,
+      snapshot: undefined,
     })
     for (const distinctId of person.distinctIds) state.byDistinctId.set(distinctId, person.id)
   }

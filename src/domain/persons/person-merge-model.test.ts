@@ -23,11 +23,13 @@ type Op =
   | { kind: 'identify' | 'alias'; anon: number; set: boolean }
   | { kind: 'dangerous'; a: number; b: number }
   | { kind: 'set'; id: string; once: boolean }
+  | { kind: 'personless'; id: string }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constantFrom('identify' as const, 'alias' as const), anon: fc.nat(ANONS.length - 1), set: fc.boolean() }),
   fc.record({ kind: fc.constant('dangerous' as const), a: fc.nat(USERS.length - 1), b: fc.nat(USERS.length - 1) }),
   fc.record({ kind: fc.constant('set' as const), id: fc.constantFrom(...USERS, ...ANONS), once: fc.boolean() }),
+  fc.record({ kind: fc.constant('personless' as const), id: fc.constantFrom(...USERS, ...ANONS) }),
 )
 
 const scenarioArb = fc.record({
@@ -58,6 +60,8 @@ function toEvents(s: Scenario): PersonEvent[] {
         return mergeDangerously(USERS[op.a]!, USERS[op.b]!, props)
       case 'set':
         return setEvent(op.id, op.once ? { ...props, $set_once: { [`o${i}`]: -i } } : props)
+      case 'personless':
+        return anEvent('$pageview', op.id, { ...props, $process_person_profile: false })
     }
   })
 }
@@ -73,6 +77,7 @@ function model(events: PersonEvent[]): Map<string, { ids: string[]; isIdentified
   const merged = new Set<string>()
   const props = new Map<string, Record<string, unknown>>()
   for (const e of events) {
+    if (e.properties.$process_person_profile === false) continue // creates and changes nothing
     seen(e.distinctId)
     const other = (e.properties.$anon_distinct_id ?? e.properties.alias) as string | undefined
     if (other !== undefined) {
@@ -118,11 +123,12 @@ function expectedGroups(events: PersonEvent[]): Map<string, { isIdentified: bool
 /** Runs `batches` one after another and checks each event's person, resolved through every override. */
 function runAll(batches: PersonEvent[][]): Map<string, PersonState> {
   const store = new Map<string, PersonState>()
+  const personless = new Set<string>()
   const newId = idSource()
   const overrides = new Map<string, string>()
   const attached: { distinctId: string; personId: string }[] = []
   for (const batch of batches) {
-    const plan: PersonPlan = runBatch(store, batch, newId)
+    const plan: PersonPlan = runBatch(store, batch, newId, personless)
     for (const o of plan.overrides) overrides.set(o.oldPersonId, o.overridePersonId)
     plan.events.forEach((r, i) => { if (r.kind === 'person') attached.push({ distinctId: batch[i]!.distinctId, personId: r.personId }) })
   }
@@ -130,7 +136,11 @@ function runAll(batches: PersonEvent[][]): Map<string, PersonState> {
     for (let n = overrides.get(id); n !== undefined; n = overrides.get(id)) id = n
     return id
   }
-  for (const a of attached) assert.equal(resolve(a.personId), personWith(store, a.distinctId)?.id, `event of ${a.distinctId}`)
+  // Every event, personless ones included, ends with its distinct id's person (or the fake personless id).
+  for (const a of attached) {
+    const expected = personWith(store, a.distinctId)?.id ?? `personless-${a.distinctId}`
+    assert.equal(resolve(a.personId), expected, `event of ${a.distinctId}`)
+  }
   const all = [...store.values()].flatMap((p) => p.distinctIds)
   assert.equal(new Set(all).size, all.length, 'a distinct id maps to one person')
   return store

@@ -1,5 +1,5 @@
 // Test builders shared by the persons tests (not imported by production code).
-import { planPersonUpdates } from './plan-person-updates.ts'
+import { distinctIdsToLookUp, planPersonUpdates } from './plan-person-updates.ts'
 import type { PersonEvent, PersonPlan, PersonState } from './person-types.ts'
 
 let clock = Date.parse('2024-01-01T00:00:00Z')
@@ -41,11 +41,19 @@ export function lookUp(store: Map<string, PersonState>, distinctIds: Iterable<st
   return out
 }
 
-/** Plans `events` as one batch against `store`, applies it, and returns the plan. */
-export function runBatch(store: Map<string, PersonState>, events: PersonEvent[], newId: () => string): PersonPlan {
-  const ids = new Set(events.flatMap((e) => [e.distinctId, String(e.properties.$anon_distinct_id ?? ''), String(e.properties.alias ?? '')]))
-  const plan = planPersonUpdates({ events, knownPersons: lookUp(store, ids), newId, personlessId: (d) => `personless-${d}` })
+/**
+ * Plans `events` as one batch against `store` (and the store's personless distinct ids), applies it,
+ * and returns the plan.
+ */
+export function runBatch(
+  store: Map<string, PersonState>, events: PersonEvent[], newId: () => string, personlessStore = new Set<string>(),
+): PersonPlan {
+  const ids = new Set(distinctIdsToLookUp(events))
+  const personlessBefore = new Set([...ids].filter((d) => personlessStore.has(d)))
+  const knownPersons = lookUp(store, ids)
+  const plan = planPersonUpdates({ events, knownPersons, newId, personlessId: (d) => `personless-${d}`, personlessBefore })
   applyPlan(store, plan)
+  for (const d of plan.personlessDistinctIds) personlessStore.add(d)
   return plan
 }
 

@@ -12,6 +12,12 @@ export interface PlanPersonUpdatesInput {
   newId: () => string
   /** The stable person UUID PostHog gives personless events of a distinct id without a person. */
   personlessId: (distinctId: string) => string
+  /**
+   * Distinct ids of the batch that earlier batches used for personless events (PostHog's
+   * `posthog_personlessdistinctid`), read by the same look-up: when one gets a person here, its
+   * personless events are pointed at that person by an override.
+   */
+  personlessBefore?: ReadonlySet<string>
 }
 
 /** Events PostHog drops when `$process_person_profile` is false (plugin-server normalizeEventStep). */
@@ -63,6 +69,9 @@ export function planPersonUpdates(input: PlanPersonUpdatesInput): PersonPlan {
     } else {
       results[i] = processEvent(ctx, event)
     }
+  }
+  for (const distinctId of input.personlessBefore ?? []) {
+    if (state.movedDistinctIds.has(distinctId) && !input.knownPersons.has(distinctId)) personless.add(distinctId)
   }
   return emitPlan(state, results, warnings, personless, input.personlessId)
 }
@@ -119,8 +128,12 @@ function processEvent(ctx: MergeContext, event: PersonEvent): EventPersonResult 
     changed = true
   }
   if (changed) bumpVersion(person)
+  // Events share one frozen snapshot per person version: no copy per event while nothing changes.
+  if (person.snapshot?.version !== person.version || person.snapshot.personId !== person.id) {
+    person.snapshot = { version: person.version, personId: person.id, properties: Object.freeze(copyProperties(person.properties)) }
+  }
   return {
-    kind: 'person', uuid: event.uuid, personId: person.id, personProperties: copyProperties(person.properties),
+    kind: 'person', uuid: event.uuid, personId: person.id, personProperties: person.snapshot.properties,
     personCreatedAt: person.createdAt, personMode: 'full',
   }
 }
@@ -136,9 +149,10 @@ function emitPlan(
   }
   const distinctIdMoves = [...state.movedDistinctIds].map((distinctId) => ({ distinctId, personId: state.byDistinctId.get(distinctId)! }))
   const overrides = [...state.mergedInto.keys()].map((oldPersonId) => ({ oldPersonId, overridePersonId: resolveOverride(state, oldPersonId) }))
-  // Personless events of a distinct id that got a person later in the batch carry the fake id: point it on.
+  // Personless events of a distinct id that got a person (later in the batch, or in an earlier batch
+  // per `personlessBefore`) carry the fake id: point it at the person. Only ids that gained a person here.
   for (const distinctId of personless) {
-    const personId = state.byDistinctId.get(distinctId)
+    const personId = state.movedDistinctIds.has(distinctId) ? state.byDistinctId.get(distinctId) : undefined
     if (personId !== undefined) overrides.push({ oldPersonId: personlessId(distinctId), overridePersonId: personId })
   }
   return { upserts, deletes: state.deletedKnown, distinctIdMoves, overrides, events, warnings, personlessDistinctIds: [...personless] }
