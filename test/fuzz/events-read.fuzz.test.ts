@@ -68,6 +68,7 @@ test('events API: every filter kind over hostile stored events never 5xx', async
       assertNo5xx(`events ?${describe(search)}`, list)
       const key = `${list.statusCode}${list.statusCode === 400 ? ` ${list.json().attr}` : ''}`
       stats.set(key, (stats.get(key) ?? 0) + 1)
+      await assertHealthy(app)
       for (const id of [uuid, rawId]) {
         assertNo5xx(`event ${id}`, await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/${id}/`, headers: app.auth }))
       }

@@ -118,6 +118,7 @@ test('private write routes: hostile bodies for POST and PATCH never 5xx', async 
         await call(app, 'PATCH', `${path}${target}/`, update)
         await call(app, 'GET', `${path}${target}/`)
         await call(app, 'GET', `${path}?limit=${q}&offset=${q}&search=${q}`)
+        await assertHealthy(app)
       }),
       settings,
     )

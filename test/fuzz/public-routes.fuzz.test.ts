@@ -55,6 +55,7 @@ test('capture routes: hostile batches never 5xx, and the valid event beside them
         const res = await app.http.inject({ method: 'POST', url: route + query, headers, payload })
         assertNo5xx(`${route} ${how} ${describe(body)}`, res)
         if (res.statusCode === 200 && shape !== 'garbage' && !route.startsWith('/engage')) kept.push(valid.uuid)
+        await assertHealthy(app)
       },
     ),
     settings,
@@ -113,6 +114,7 @@ test('decide, flags, definitions and remote config: hostile keys, bodies and que
           assertNo5xx(`config ${describe(key)}`, await app.http.inject({ method: 'GET', url: `/array/${key}/config` }))
           assertNo5xx(`config.js ${describe(key)}`, await app.http.inject({ method: 'GET', url: `/array/${key}/config.js` }))
         }
+        await assertHealthy(app)
       },
     ),
     settings,

@@ -128,10 +128,10 @@ function readPropertyFilters(raw: string | undefined): EventPropertyFilter[] {
       return bad('needs a string key.')
     }
     if (filter.type !== undefined && filter.type !== 'event') {
-      return bad(`filters of type "${cleanText(String(filter.type))}" are not supported on events yet.`)
+      return bad(`filters of type "${shown(filter.type)}" are not supported on events yet.`)
     }
     const operator = filter.operator === undefined || filter.operator === null ? 'exact' : filter.operator
-    if (typeof operator !== 'string' || !OPERATORS.has(operator)) return bad(`unsupported operator "${cleanText(String(operator))}".`)
+    if (typeof operator !== 'string' || !OPERATORS.has(operator)) return bad(`unsupported operator "${shown(operator)}".`)
     const key = cleanText(filter.key)
     const v = filter.value
     const scalar = (x: unknown): x is Scalar => typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))
@@ -163,6 +163,11 @@ function readPropertyFilters(raw: string | undefined): EventPropertyFilter[] {
       }
     }
   })
+}
+
+/** A client value for an error message: strings cleaned and cut, other values by type (never `String()` of a deep array). */
+function shown(v: unknown): string {
+  return typeof v === 'string' ? cleanText(v.slice(0, 100)) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : Array.isArray(v) ? 'a list' : v === null ? 'null' : 'an object'
 }
 
 function nextUrl(req: FastifyRequest, set: Record<string, string>): string {
