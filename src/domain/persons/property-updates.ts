@@ -24,7 +24,8 @@ export function readPropertyUpdates(properties: Record<string, unknown>): Proper
 
 /** Sets an own property even for keys like `__proto__` (plain assignment would change the prototype). */
 export function defineProperty(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  else target[key] = value // ~10x faster than defineProperty; safe for every other key
 }
 
 /** A shallow copy that keeps `__proto__`-named keys as own data properties. */
