@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
@@ -147,4 +147,41 @@ test('file queue: a write that fails for lack of space is undone, reported in wr
   assert.equal(await queue.drain(5000), true)
   // Exactly what was acknowledged: no piece of the refused write.
   assert.deepEqual(delivered, [...accepted, ...later])
+})
+
+test('file queue: backlog counts the unacknowledged events and bytes across segments, the same after a reopen, with the age of the oldest', async (t) => {
+  const dir = await newDir()
+  const first = await openFileEventQueue({ dir, segmentBytes: 40 })
+  assert.deepEqual(first.backlog(), { events: 0, bytes: 0, oldestAgeMs: 0 })
+  const sent = Array.from({ length: 10 }, (_, i) => `message-${i}-é`) // 13 bytes each with '\n'
+  for (const m of sent) await first.publish([m])
+  assert.equal(first.backlog().events, 10)
+  assert.equal(first.backlog().bytes, 130)
+  // Only the batches before message-4 go through: the first 4 are acknowledged, 6 stay.
+  first.consume(async (m) => {
+    if (m.includes('message-4-é')) throw new Error('store down')
+  }, { maxBatch: 2, maxWaitMs: 1, retryDelayMs: 600_000 })
+  while (first.stats().acked < 4 || first.stats().failedBatches === 0) await new Promise((r) => setTimeout(r, 5))
+  const left = first.backlog()
+  assert.equal(left.events, 6)
+  assert.equal(left.bytes, 6 * 13)
+  await first.close()
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.log'))
+  assert.ok(files.length >= 3, 'the backlog spans segments')
+  // A day-old log: after a reopen the age comes from the segment files' mtime.
+  const dayAgo = new Date(Date.now() - 86_400_000)
+  for (const f of files) await utimes(path.join(dir, f), dayAgo, dayAgo)
+
+  const second = await openFileEventQueue({ dir, segmentBytes: 40 })
+  t.after(() => second.close())
+  const reopened = second.backlog()
+  assert.deepEqual({ events: reopened.events, bytes: reopened.bytes }, { events: 6, bytes: 6 * 13 })
+  assert.ok(reopened.oldestAgeMs >= 86_400_000, `age ${reopened.oldestAgeMs}`)
+  await second.publish(['fresh'])
+  assert.equal(second.backlog().events, 7)
+  const got: string[] = []
+  second.consume(async (m) => void got.push(...m), { maxBatch: 3, maxWaitMs: 1 })
+  assert.equal(await second.drain(5000), true)
+  assert.deepEqual(got, [...sent.slice(4), 'fresh'])
+  assert.deepEqual(second.backlog(), { events: 0, bytes: 0, oldestAgeMs: 0 })
 })
