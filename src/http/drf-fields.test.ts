@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { AppError } from '../shared/errors.ts'
-import { readBool, readChoice, readDateTime, readInt, readString } from './drf-fields.ts'
+import { depthExceeds, readBody, readBool, readChoice, readDateTime, readInt, readString } from './drf-fields.ts'
 
 function failure(fn: () => unknown): { attr: string | null; code: unknown; message: string } {
   try {
@@ -40,4 +40,22 @@ test('readDateTime reads ISO 8601 with or without zone (UTC) and refuses the res
   assert.equal(readDateTime('2024-01-02T03:04', 'd')!.toISOString(), '2024-01-02T03:04:00.000Z')
   assert.equal(readDateTime('2024-01-02', 'd')!.toISOString(), '2024-01-02T00:00:00.000Z')
   assert.equal(failure(() => readDateTime('soon', 'd')).code, 'invalid_input')
+})
+
+test('readInt keeps integers inside the 32-bit id columns unless told otherwise', () => {
+  assert.equal(readInt(2_147_483_647, 'i'), 2_147_483_647)
+  assert.deepEqual(failure(() => readInt(999999999999, 'use_dashboard')), { attr: 'use_dashboard', code: 'max_value', message: 'Ensure this value is less than or equal to 2147483647.' })
+  assert.equal(failure(() => readInt('-2147483649', 'i')).code, 'min_value')
+  assert.equal(failure(() => readInt(1e20, 'i')).code, 'max_value')
+  assert.equal(failure(() => readInt('1'.repeat(30), 'i')).code, 'invalid_input')
+  assert.equal(failure(() => readInt(5, 'i', { max: 4 })).code, 'max_value')
+})
+
+test('readBody refuses a field nested past 128 levels, at any depth, without recursion', () => {
+  const nest = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n))
+  assert.deepEqual(readBody({ ok: nest(127) }), { ok: nest(127) })
+  assert.deepEqual(failure(() => readBody({ ok: 1, filters: nest(128) })).attr, 'filters')
+  assert.equal(failure(() => readBody({ query: nest(100_000) })).code, 'invalid_input')
+  assert.equal(depthExceeds({ a: { b: [1] } }, 3), false)
+  assert.equal(depthExceeds({ a: { b: [[]] } }, 3), true)
 })

@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import { buildTestApp } from '../helpers/test-app.ts'
 import {
   assertHealthy, assertNo5xx, describe, fuzzSettings, hostileObject, hostileScalar, hostileString, hostileValue, pack, packing,
-  hostileQueryValue, spliceDeep, wrongType,
+  hostileQueryValue, pct, spliceDeep, wrongType,
 } from './hostile.ts'
 
 // Every public route with generated hostile bodies, encodings and query strings: never a 5xx, the
@@ -54,6 +54,9 @@ test('capture routes: hostile batches never 5xx, and the valid event beside them
         const { payload, headers, query } = pack(text, how)
         const res = await app.http.inject({ method: 'POST', url: route + query, headers, payload })
         assertNo5xx(`${route} ${how} ${describe(body)}`, res)
+        // The same body as GET ?data= (legacy SDKs, pixels), percent-encoded byte by byte.
+        const get = await app.http.inject({ method: 'GET', url: `${route}?data=${pct(Buffer.from(text).toString('base64'))}&ip=${pct(route)}` })
+        assertNo5xx(`GET ${route}?data= ${describe(body)}`, get)
         if (res.statusCode === 200 && shape !== 'garbage' && !route.startsWith('/engage')) kept.push(valid.uuid)
         await assertHealthy(app)
       },
@@ -92,13 +95,14 @@ test('decide, flags, definitions and remote config: hostile keys, bodies and que
           flag_keys_to_evaluate: wrongType,
           $anon_distinct_id: hostileString,
           disable_flags: wrongType,
+          project_id: fc.oneof(hostileString, wrongType),
         },
         { requiredKeys: [] },
       ),
       hostileQueryValue,
       async (route, how, body, q) => {
         const { payload, headers, query } = pack(spliceDeep(JSON.stringify(body)), how)
-        const url = route + (route.includes('?') ? '&' : '?') + query.replace('?', '') + `&token=${q}`
+        const url = route + (route.includes('?') ? '&' : '?') + query.replace('?', '') + `&token=${q}&project_id=${q}`
         assertNo5xx(`${route} ${how} ${describe(body)}`, await app.http.inject({ method: 'POST', url, headers, payload }))
         assertNo5xx(`GET ${route}`, await app.http.inject({ method: 'GET', url: `${route}${route.includes('?') ? '&' : '?'}api_key=${q}` }))
         for (const auth of [app.auth.authorization, `Bearer ${decodeURIComponentSafe(q).replace(/[^\x20-\x7e]/g, '?')}`]) {
