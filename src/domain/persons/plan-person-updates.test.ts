@@ -278,22 +278,3 @@ test('knownPersons given once per distinct id of the same person yields one row'
   assert.equal(plan.upserts[0]!.version, 5)
   assert.deepEqual(person.properties, {}, 'the input is not mutated')
 })
-
-test('a distinct id used personless in an earlier batch gets an override when it gets a person', () => {
-  const store = freshStore()
-  const personless = new Set<string>()
-  const newId = idSource()
-  runBatch(store, [setEvent('anon', { $process_person_profile: false })], newId, personless)
-  assert.deepEqual([...personless], ['anon'])
-  const plan = runBatch(store, [identify('user', 'anon')], newId, personless)
-  assert.deepEqual(plan.overrides, [{ oldPersonId: 'personless-anon', overridePersonId: personWith(store, 'anon')!.id }])
-})
-
-test('events of an unchanged person share one frozen snapshot; a change gives a new one', () => {
-  const plan = runBatch(freshStore(), [setEvent('u', { $set: { a: 1 } }), anEvent('x', 'u'), setEvent('u', { $set: { a: 2 } })], idSource())
-  const [s1, s2, s3] = plan.events.map((e) => (e.kind === 'person' ? e.personProperties : null))
-  assert.equal(s1, s2)
-  assert.ok(Object.isFrozen(s1))
-  assert.equal(s1!.a, 1)
-  assert.equal(s3!.a, 2)
-})

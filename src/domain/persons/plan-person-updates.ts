@@ -6,7 +6,10 @@ import { applyPropertyUpdates, copyProperties, readPropertyUpdates } from './pro
 export interface PlanPersonUpdatesInput {
   /** The micro-batch, any order (applied in timestamp order, ties in input order). */
   events: readonly PersonEvent[]
-  /** The one look-up's answer: every distinct id of `distinctIdsToLookUp(events)` that has a person. */
+  /**
+   * The one look-up's answer: every distinct id of `distinctIdsToLookUp(events)` that has a person,
+   * each person with ALL its distinct ids (a merge moves ids the batch never mentions).
+   */
   knownPersons: ReadonlyMap<string, PersonState>
   /** A new person UUID. */
   newId: () => string
