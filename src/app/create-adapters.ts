@@ -66,16 +66,16 @@ export async function createAdapters(
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
   const events = await createDuckDbEventStore(duck, { stagingDir: path.join(dir, 'events', 'staging') })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
-  const eventReads = createDuckDbEventReadStore(await duck.instance.connect())
-  const deadLetters = createDuckDbDeadLetterStore(await duck.instance.connect())
-  const actionEvents = createDuckDbActionQueries(await duck.instance.connect())
+  const eventReads = createDuckDbEventReadStore(await duck.connect())
+  const deadLetters = createDuckDbDeadLetterStore(await duck.connect())
+  const actionEvents = createDuckDbActionQueries(await duck.connect())
   const queue = await openFileEventQueue({
     dir: path.join(dir, 'queue'),
     segmentBytes: config.storage.queueSegmentBytes,
     logger: parts.logger?.child({ module: 'queue' }),
   })
   // Its own connection: the check never waits behind an ingestion batch.
-  const pingConnection = await duck.instance.connect()
+  const pingConnection = await duck.connect()
   return {
     meta,
     events,

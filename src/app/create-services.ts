@@ -42,7 +42,7 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
   })
-  return { projects, insights, dashboards, actions, ...flags, capture, eventReads: stores.eventReads, ingestionCounters }
+  return { projects, insights, dashboards, actions, ...flags, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -3,6 +3,7 @@ import { loadConfig, type ConfigFlags } from '../config/load-config.ts'
 import { createLogger } from '../shared/logger.ts'
 import { serve } from './serve.ts'
 import { keysCommand, projectsCommand } from './admin-commands.ts'
+import { dlqCommand } from './dlq-command.ts'
 
 const USAGE = `Usage: tally <command> [options]
 
@@ -11,6 +12,8 @@ Commands:
   keys                      print every project's API key
   keys create-personal      add a personal API key for the owner and print it
   projects create NAME      add a project with its own project API key
+  dlq list [--project N] [--pending]       events the pipeline could not process
+  dlq replay [--id N ...] [--project N]    put pending dead letters back on the queue
 
 Options (each also from an environment variable):
   --port N        TALLY_PORT       (default 8000)
@@ -27,6 +30,9 @@ export async function run(argv: string[], env: Record<string, string | undefined
       host: { type: 'string' },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      id: { type: 'string', multiple: true },
+      project: { type: 'string' },
+      pending: { type: 'boolean' },
     },
   })
   if (values.help) {
@@ -43,6 +49,15 @@ export async function run(argv: string[], env: Record<string, string | undefined
       return keysCommand(config, rest)
     case 'projects':
       return projectsCommand(config, rest)
+    case 'dlq': {
+      const ids = (values.id ?? []).map(Number)
+      const projectId = values.project === undefined ? undefined : Number(values.project)
+      if (ids.some((n) => !Number.isSafeInteger(n)) || (projectId !== undefined && !Number.isSafeInteger(projectId))) {
+        console.error('--id and --project take whole numbers')
+        return 2
+      }
+      return dlqCommand(config, rest, { ids, projectId, pendingOnly: values.pending === true })
+    }
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`)
       return 2

@@ -31,6 +31,9 @@ import { featureFlagRoutes } from '../modules/feature-flags/feature-flag-routes.
 import { cohortRoutes } from '../modules/cohorts/cohort-routes.ts'
 import { groupTypeRoutes } from '../modules/group-types/group-type-routes.ts'
 import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
+import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
+import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
+import type { EventQueue } from '../queue/event-queue.ts'
 
 /** What the routes are given: the composition root passes its services (this layer does not import app/). */
 export interface ServerServices {
@@ -45,6 +48,8 @@ export interface ServerServices {
   groupTypes: GroupTypeService
   decide: DecideService
   flagDefinitions: DefinitionsCache
+  deadLetters: DeadLetterStore
+  queue: Pick<EventQueue, 'publish'>
 }
 
 export interface ServerOptions {
@@ -119,6 +124,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(featureFlagRoutes, { flags: services.featureFlags })
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
+    await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
   })

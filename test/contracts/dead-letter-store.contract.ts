@@ -56,4 +56,25 @@ export function deadLetterStoreContract(name: string, open: Open<DeadLetterPorts
     assert.equal(all.length, 3001)
     assert.equal(all.find((l) => l.uuid === 'big')?.payload.length, 2_000_000)
   })
+
+  test(`${name} dead letters: listed newest first with ids, by project and pending; replayed letters are marked, never removed`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    await port.letters.insert([aDeadLetter({ uuid: 'p1-a', projectId: 1 }), aDeadLetter({ uuid: 'p2', projectId: 2 })])
+    await port.letters.insert([aDeadLetter({ uuid: 'p1-b', projectId: 1 }), aDeadLetter({ uuid: 'none', projectId: null })])
+    const all = await port.letters.list({ limit: 10, offset: 0 })
+    assert.equal(all.count, 4)
+    assert.deepEqual(all.rows.map((l) => l.uuid), ['none', 'p1-b', 'p2', 'p1-a'])
+    assert.ok(all.rows.every((l) => Number.isSafeInteger(l.id) && l.replayedAt === null))
+    const p1 = await port.letters.list({ projectId: 1, limit: 1, offset: 1 })
+    assert.deepEqual([p1.count, p1.rows.map((l) => l.uuid)], [2, ['p1-a']])
+    const at = new Date('2026-11-22T10:00:00.123Z')
+    await port.letters.markReplayed([p1.rows[0]!.id], at)
+    const pending = await port.letters.list({ projectId: 1, pendingOnly: true, limit: 10, offset: 0 })
+    assert.deepEqual(pending.rows.map((l) => l.uuid), ['p1-b'])
+    const replayed = (await port.letters.list({ ids: [p1.rows[0]!.id], limit: 10, offset: 0 })).rows[0]!
+    assert.deepEqual([replayed.uuid, replayed.replayedAt?.toISOString()], ['p1-a', at.toISOString()])
+    assert.equal((await port.letters.list({ ids: [], limit: 10, offset: 0 })).count, 0)
+    assert.equal((await port.readAll()).length, 4)
+  })
 }

@@ -6,6 +6,9 @@ import { runMigrations, type MigrationTarget } from '../sql/run-migrations.ts'
 export interface DuckDb {
   instance: DuckDBInstance
   connection: DuckDBConnection
+  /** Another connection to the same database, closed with it. */
+  connect(): Promise<DuckDBConnection>
+  /** Closes every connection and the instance: the file is free for another process afterwards. */
   close(): Promise<void>
 }
 
@@ -19,12 +22,19 @@ export async function openDuckDb(file: string, migrationsDir: string): Promise<D
   const instance = await DuckDBInstance.create(file, { checkpoint_threshold: '256MB' })
   const connection = await instance.connect()
   await runDuckDbMigrations(connection, migrationsDir)
+  const others: DuckDBConnection[] = []
   return {
     instance,
     connection,
+    async connect() {
+      const c = await instance.connect()
+      others.push(c)
+      return c
+    },
     async close() {
       // A checkpoint folds the WAL into the main file so the next start opens quickly.
       await connection.run('CHECKPOINT')
+      for (const c of others) c.closeSync()
       connection.closeSync()
       instance.closeSync()
     },

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify'
+import { has, readBody, readInt, readList } from '../../http/drf-fields.ts'
+import { paginate, readPage } from '../../http/pagination.ts'
+import { addRoute } from '../../http/route-paths.ts'
+import type { DeadLetterStore, StoredDeadLetter } from '../../ingestion/dead-letter-store.ts'
+import { replayDeadLetters } from '../../ingestion/replay-dead-letters.ts'
+import type { EventQueue } from '../../queue/event-queue.ts'
+
+/** A dead letter on the wire (Tally's own resource: PostHog keeps its dead letters in Kafka). */
+function toDeadLetterJson(l: StoredDeadLetter) {
+  return {
+    id: l.id,
+    uuid: l.uuid,
+    failed_at: l.failedAt.toISOString(),
+    step: l.step,
+    reason: l.reason,
+    error: l.error,
+    payload: l.payload,
+    replayed_at: l.replayedAt?.toISOString() ?? null,
+  }
+}
+
+/**
+ * `/api/projects/:project_id/dead_letters/`: the project's events the pipeline could not process
+ * (`?pending=true` for those not replayed yet), and `POST .../replay/` (`{"ids": [...]}`, or every
+ * pending letter of the project) to put them back on the queue.
+ */
+export async function deadLetterRoutes(app: FastifyInstance, opts: { deadLetters: DeadLetterStore; queue: Pick<EventQueue, 'publish'> }) {
+  const base = '/api/projects/:project_id/dead_letters/'
+  addRoute(app, 'GET', base, async (req) => {
+    const page = readPage(req)
+    const pendingOnly = (req.query as Record<string, unknown>).pending === 'true'
+    const { count, rows } = await opts.deadLetters.list({ projectId: req.project.id, pendingOnly, ...page })
+    return paginate(req, page, count, rows.map(toDeadLetterJson))
+  })
+  addRoute(app, 'POST', `${base}replay/`, async (req) => {
+    const body = readBody(req.body)
+    const ids = has(body, 'ids') ? readList(body.ids, 'ids').map((id, i) => readInt(id, `ids__${i}`)!) : undefined
+    return replayDeadLetters({ deadLetters: opts.deadLetters, queue: opts.queue }, { projectId: req.project.id, ids })
+  })
+}
