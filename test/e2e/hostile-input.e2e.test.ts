@@ -127,6 +127,10 @@ test('events API: offset=1e20 and out-of-range limits are a 400 naming the param
   expectError(await api.get('/events/?offset=99999999999999999999'), 400, 'invalid_input', 'offset')
   expectError(await api.get('/events/?limit=-1'), 400, 'invalid_input', 'limit')
   assert.equal((await api.get('/events/?offset=1000000000000')).statusCode, 200)
+  // UUIDs the route's pattern lets through reach DuckDB's ::UUID cast: they must cast.
+  assert.equal((await api.get('/events/0123456789ABCDEF0123456789abcdef/')).statusCode, 404)
+  assert.equal((await api.get('/events/?before=2030-01-01&before_uuid=0123456789abcdef0123456789abcdef')).statusCode, 200)
+  expectError(await api.get('/events/?before_uuid=%00'), 400, 'invalid_input', 'before_uuid')
 })
 
 test('events API: after/before that the store could not cast are a 400 naming the parameter', async (t) => {
