@@ -41,7 +41,7 @@ export function createDuckDbDeadLetterStore(connection: DuckDBConnection): DeadL
   return {
     async insert(letters) {
       if (letters.length === 0) return
-      const placeholders = letters.map(() => '(?::TIMESTAMPTZ, ?, ?, ?, ?, ?, ?)').join(', ')
+      const placeholders = letters.map(() => "(nextval('events_dead_letter_id'), ?::TIMESTAMPTZ, ?, ?, ?, ?, ?, ?)").join(', ')
       const params = letters.flatMap((l) => [
         l.failedAt.toISOString(),
         l.uuid,
@@ -52,7 +52,7 @@ export function createDuckDbDeadLetterStore(connection: DuckDBConnection): DeadL
         l.payload,
       ])
       await connection.run(
-        `INSERT INTO events_dead_letter (failed_at, uuid, project_id, step, reason, error, payload) VALUES ${placeholders}`,
+        `INSERT INTO events_dead_letter (id, failed_at, uuid, project_id, step, reason, error, payload) VALUES ${placeholders}`,
         params,
       )
     },
