@@ -163,3 +163,20 @@ test('events API: an invalid regex and an empty exact list are a 400 on properti
   }
   await healthy(app)
 })
+
+test('hostile project ids and record ids in paths are a 4xx, never a 500', async (t) => {
+  const app = await buildTestApp(t)
+  for (const project of ['1e20', '99999999999', '-1', '%00', '%ED%A0%80', '0x1', '1.5', '@current']) {
+    for (const path of ['/events/', '/dashboards/', '/insights/', '/feature_flags/', '/cohorts/', '/actions/']) {
+      const res = await app.http.inject({ method: 'GET', url: `/api/projects/${project}${path}`, headers: app.auth })
+      assert.ok(res.statusCode < 500 && (project === '@current' || res.statusCode >= 400), `${project}${path}: ${res.statusCode} ${res.body}`)
+    }
+  }
+  // (A path with an escape that is not UTF-8, such as %ED%A0%80, is Fastify's own 400 FST_ERR_BAD_URL before routing.)
+  for (const id of ['1e20', '99999999999', '%00', '-1', '0x1', '1.5']) {
+    for (const path of ['/events/', '/dashboards/', '/insights/', '/feature_flags/', '/cohorts/', '/actions/']) {
+      const res = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}${path}${id}/`, headers: app.auth })
+      assert.equal(res.statusCode, 404, `${path}${id}: ${res.body}`)
+    }
+  }
+})
