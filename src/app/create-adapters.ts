@@ -11,6 +11,8 @@ import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
 import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-store.ts'
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
+import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
+import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import type { Stores } from './create-services.ts'
 import type { Logger } from 'pino'
@@ -24,6 +26,8 @@ export const MIGRATIONS = {
 export interface OpenedStores extends Stores {
   /** A cheap query per store (`/_ready`): resolves when the store answers. */
   ping: Record<string, () => Promise<unknown>>
+  /** Person-id overrides in the events database (written by the ingestion persons step). */
+  personOverrides: PersonOverrideStore
   close(): Promise<void>
 }
 
@@ -59,6 +63,7 @@ export async function createAdapters(
       eventReads: notOpened('event read store'),
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
+      personOverrides: notOpened('person overrides'),
       ping: { metadata: () => meta.query('SELECT 1') },
       close: () => meta.close(),
     }
@@ -69,6 +74,7 @@ export async function createAdapters(
   const eventReads = createDuckDbEventReadStore(await duck.connect())
   const deadLetters = createDuckDbDeadLetterStore(await duck.connect())
   const actionEvents = createDuckDbActionQueries(await duck.connect())
+  const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
   const queue = await openFileEventQueue({
     dir: path.join(dir, 'queue'),
     segmentBytes: config.storage.queueSegmentBytes,
@@ -83,6 +89,7 @@ export async function createAdapters(
     eventReads,
     deadLetters,
     actionEvents,
+    personOverrides,
     ping: {
       metadata: () => meta.query('SELECT 1'),
       events: () => pingConnection.run('SELECT 1'),

@@ -8,6 +8,8 @@ import { createServices, type Services } from './create-services.ts'
 import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
+import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
+import { createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
 import { createIngestionHealth, withQueueState, type IngestionHealth } from '../ingestion/ingestion-health.ts'
 import type { EventStore } from '../ingestion/event-store.ts'
@@ -55,7 +57,15 @@ export async function createApp(
       health,
       isolateAfterAttempts: config.ingestion.isolateAfterAttempts,
       logger,
-      steps: [createGroupTypesStep(services.groupTypes)],
+      steps: [
+        createGroupTypesStep(services.groupTypes),
+        createPersonsStep({
+          persons: createSqlIngestionPersonStore(stores.meta),
+          overrides: stores.personOverrides,
+          cache: services.personData,
+          logger: logger.child({ module: 'ingestion' }),
+        }),
+      ],
     })
     stores.queue.consume(pipeline, {
       maxBatch: config.ingestion.maxBatchEvents,

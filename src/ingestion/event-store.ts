@@ -13,6 +13,11 @@ export interface StoredEvent {
   timestamp: Date
   createdAt: Date
   personId: string | null
+  /**
+   * Persons on events: the person's properties when the event was ingested, as JSON object text
+   * (`{}` for personless events); null or absent until the persons step has run.
+   */
+  personProperties?: string | null
 }
 
 /**

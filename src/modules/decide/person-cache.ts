@@ -187,6 +187,13 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
     },
     /** Hits and misses of person reads since start, and entries added by warm-up. */
     stats: () => ({ ...stats, entries: persons.size + groups.size }),
+    /**
+     * Drops the cached persons of these distinct ids (the ingestion persons step calls it after each
+     * committed batch, for every distinct id whose person changed, moved or was merged away).
+     */
+    invalidatePersons(projectId: number, distinctIds: readonly string[]) {
+      forgetPersons(projectId, distinctIds)
+    },
     /** Drops every cached person and group of a project. */
     invalidateProject(projectId: number) {
       epoch++

@@ -39,6 +39,7 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
         e.createdAt.getTime(),
         wellFormed(e.elementsChain),
         e.personId === null ? null : wellFormed(e.personId),
+        e.personProperties == null ? null : wellFormed(e.personProperties),
       ])
       // Worst case 3 bytes per UTF-16 unit, plus the tab and the newline.
       const need = off + 3 * (header.length + e.properties.length) + 2
@@ -62,13 +63,13 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
     const { bytes, longest } = encode(events)
     await writeFile(file, buf.subarray(0, bytes))
     const maxLine = Math.max(DEFAULT_MAX_LINE_BYTES, longest + 1)
-    // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId].
+    // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId, personProperties].
     const r = await c.run(`INSERT OR IGNORE INTO events
       (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties)
       SELECT DISTINCT ON (uuid) * FROM (
         SELECT x[1]::UUID AS uuid, x[2]::INTEGER, x[3], x[4], p, x[7],
-          make_timestamptz(x[5]::BIGINT * 1000), make_timestamptz(x[6]::BIGINT * 1000), x[8]::UUID, NULL::VARCHAR
-        FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]']) AS x, p
+          make_timestamptz(x[5]::BIGINT * 1000), make_timestamptz(x[6]::BIGINT * 1000), x[8]::UUID, x[9]
+        FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]', '$[8]']) AS x, p
               FROM read_csv('${file.replace(/'/g, "''")}', delim = '\t', quote = '', escape = '', header = false,
                 auto_detect = false, max_line_size = ${maxLine}, columns = {'h': 'VARCHAR', 'p': 'VARCHAR'})))`)
     return { inserted: Number(r.rowsChanged) }
