@@ -1,6 +1,6 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Level, Logger } from 'pino'
-import { installErrorHandler } from './error-handler.ts'
+import { installErrorHandler, toWireError } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
 import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
@@ -80,6 +80,11 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     bodyLimit: opts.maxBodyBytes,
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
+    // A path Fastify cannot even route (a bad %-escape) still answers in PostHog's error shape.
+    frameworkErrors: (err, _req, reply) => {
+      const { status, body } = toWireError(err)
+      void (reply as unknown as FastifyReply).code(status).send(body)
+    },
     // X-Forwarded-* are believed only from these addresses (proxy-addr); nobody's by default.
     trustProxy: opts.limits?.trustedProxies.length ? [...opts.limits.trustedProxies] : false,
     ...(opts.limits && {

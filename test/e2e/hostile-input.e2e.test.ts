@@ -180,3 +180,13 @@ test('hostile project ids and record ids in paths are a 4xx, never a 500', async
     }
   }
 })
+
+test('a path with a malformed %-escape answers 400 in PostHog error shape', async (t) => {
+  const app = await buildTestApp(t)
+  for (const url of ['/e/%ED%A0%80', '/api/projects/%E0%A4%A/events/']) {
+    const res = await app.http.inject({ url })
+    assert.equal(res.statusCode, 400, url)
+    assert.equal(res.json().type, 'invalid_request', url)
+    assert.equal(typeof res.json().detail, 'string')
+  }
+})
