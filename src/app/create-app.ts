@@ -9,7 +9,7 @@ import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
-import { createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
+import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
 import { createIngestionHealth, withQueueState, type IngestionHealth } from '../ingestion/ingestion-health.ts'
 import type { EventStore } from '../ingestion/event-store.ts'
@@ -63,6 +63,7 @@ export async function createApp(
           persons: createSqlIngestionPersonStore(stores.meta),
           overrides: stores.personOverrides,
           cache: services.personData,
+          groups: { store: createSqlIngestionGroupStore(stores.meta), ensureGroupTypes: services.groupTypes.ensureGroupTypes },
           logger: logger.child({ module: 'ingestion' }),
         }),
       ],

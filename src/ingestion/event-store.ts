@@ -18,6 +18,8 @@ export interface StoredEvent {
    * (`{}` for personless events); null or absent until the persons step has run.
    */
   personProperties?: string | null
+  /** `$group_0`..`$group_4`: the event's group key per group type index (absent or null: none). */
+  groups?: ReadonlyArray<string | null>
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { GroupState } from '../domain/groups/index.ts'
 import type { PersonOverride, PersonPlan, PersonState } from '../domain/persons/index.ts'
 
 /** What the one look-up of a micro-batch finds. */
@@ -31,4 +32,12 @@ export interface PersonOverrideStore {
    * at a now merged-away person are re-pointed, so the table never holds a chain. Idempotent.
    */
   write(projectId: number, overrides: readonly PersonOverride[]): Promise<void>
+}
+
+/** The groups side of ingestion (PostHog's posthog_grouptypemapping read, posthog_group written). */
+export interface GroupStore {
+  /** Stored groups of these (index, key) pairs, keyed by `groupId(index, key)` (one statement). */
+  lookUpGroups(projectId: number, refs: ReadonlyArray<{ typeIndex: number; key: string }>): Promise<Map<string, GroupState>>
+  /** Upserts the final state of the groups a batch changed (one statement). */
+  applyGroups(projectId: number, upserts: readonly GroupState[]): Promise<void>
 }

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import { distinctIdsToLookUp, planPersonUpdates, type PersonEvent } from '../../src/domain/persons/index.ts'
-import type { PersonStore } from '../../src/ingestion/person-store.ts'
+import type { GroupStore, PersonStore } from '../../src/ingestion/person-store.ts'
 import type { PersonDataReader, PersonDataWriter } from '../../src/modules/persons/person-data-store.ts'
 import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
 import type { OpenInWorld } from './sql-harness.ts'
 
 export interface IngestionPersonPorts {
   store: PersonStore
+  groups: GroupStore
   /** The /decide reader over the same database: what ingestion writes, flag evaluation reads. */
   reader: PersonDataReader & PersonDataWriter
   /** Statements the store issued (a counting wrapper around its SqlClient). */
@@ -129,5 +130,28 @@ export function ingestionPersonStoreContract(name: string, open: OpenInWorld<Ing
     assert.ok(small > 0)
     assert.equal(large, small)
     assert.equal((await port.store.lookUp(world.projectId, ['l-anon-499'])).persons.get('l-anon-499')!.properties.again, true)
+  })
+}
+
+/** What every ingestion group store promises (PGlite and PostgreSQL). */
+export function ingestionGroupStoreContract(name: string, open: OpenInWorld<IngestionPersonPorts>): void {
+  test(`${name} ingestion groups: upserted groups are found by (index, key), keep the earliest created_at, and /decide reads them`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const at = new Date('2024-01-02T03:04:05.678Z')
+    await port.groups.applyGroups(world.projectId, [
+      { typeIndex: 0, key: 'acme', properties: { plan: 'a', 'n\u0000': 1 }, createdAt: at, version: 1 },
+      { typeIndex: 1, key: 'k\u0000', properties: {}, createdAt: at, version: 1 },
+    ])
+    await port.groups.applyGroups(world.projectId, [
+      { typeIndex: 0, key: 'acme', properties: { plan: 'b' }, createdAt: new Date('2025-01-01T00:00:00Z'), version: 2 },
+    ])
+    const found = await port.groups.lookUpGroups(world.projectId, [{ typeIndex: 0, key: 'acme' }, { typeIndex: 1, key: 'k\u0000' }, { typeIndex: 0, key: 'none' }])
+    assert.deepEqual([...found.keys()].sort(), ['0:acme', '1:k\u0000'])
+    assert.deepEqual(found.get('0:acme')!.properties, { plan: 'b' })
+    assert.equal(found.get('0:acme')!.createdAt.getTime(), at.getTime())
+    assert.equal((await port.groups.lookUpGroups(world.otherProjectId, [{ typeIndex: 0, key: 'acme' }])).size, 0)
+    const read = await port.reader.getGroups(world.projectId, [{ groupTypeIndex: 0, groupKey: 'acme' }])
+    assert.deepEqual(read.get('0:acme'), { plan: 'b' })
   })
 }

@@ -3,7 +3,7 @@ import { createSqlCohortStore } from '../../src/storage/sql/sql-cohort-store.ts'
 import { createSqlDashboardStore } from '../../src/storage/sql/sql-dashboard-store.ts'
 import { createSqlFeatureFlagStore } from '../../src/storage/sql/sql-feature-flag-store.ts'
 import { createSqlGroupTypeStore } from '../../src/storage/sql/sql-group-type-store.ts'
-import { createSqlIngestionPersonStore } from '../../src/storage/sql/sql-ingestion-person-store.ts'
+import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../../src/storage/sql/sql-ingestion-person-store.ts'
 import { createSqlInsightStore } from '../../src/storage/sql/sql-insight-store.ts'
 import { createSqlPersonDataStore } from '../../src/storage/sql/sql-person-data-store.ts'
 import { createSqlProjectStore } from '../../src/storage/sql/sql-project-store.ts'
@@ -12,11 +12,12 @@ import { cohortStoreContract } from './cohort-store.contract.ts'
 import { dashboardStoreContract } from './dashboard-store.contract.ts'
 import { featureFlagStoreContract } from './feature-flag-store.contract.ts'
 import { groupTypeStoreContract } from './group-type-store.contract.ts'
-import { countingSqlClient, ingestionPersonStoreContract } from './ingestion-person-store.contract.ts'
+import { countingSqlClient, ingestionGroupStoreContract, ingestionPersonStoreContract } from './ingestion-person-store.contract.ts'
 import { insightStoreContract } from './insight-store.contract.ts'
 import { personDataStoreContract } from './person-data-store.contract.ts'
 import { projectStoreContract } from './project-store.contract.ts'
 import { sharedSqlDatabase } from './sql-harness.ts'
+import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
 
 /** Every metadata store contract on one engine; each runner file calls this once. */
 export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
@@ -29,8 +30,11 @@ export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   cohortStoreContract(engine, db.openWithWorld((q) => ({ cohorts: createSqlCohortStore(q), persons: createSqlPersonDataStore(q) })))
   groupTypeStoreContract(engine, db.openWithWorld(createSqlGroupTypeStore))
   personDataStoreContract(engine, db.openWithWorld((q) => ({ persons: createSqlPersonDataStore(q), cohorts: createSqlCohortStore(q) })))
-  ingestionPersonStoreContract(engine, db.openWithWorld((q) => {
+  const ingestionPorts = (q: SqlClient) => {
     const statements = { count: 0 }
-    return { store: createSqlIngestionPersonStore(countingSqlClient(q, statements)), reader: createSqlPersonDataStore(q), statements }
-  }))
+    const counted = countingSqlClient(q, statements)
+    return { store: createSqlIngestionPersonStore(counted), groups: createSqlIngestionGroupStore(counted), reader: createSqlPersonDataStore(q), statements }
+  }
+  ingestionPersonStoreContract(engine, db.openWithWorld(ingestionPorts))
+  ingestionGroupStoreContract(engine, db.openWithWorld(ingestionPorts))
 }

@@ -110,3 +110,25 @@ test('persons: $identify does not merge two identified persons; $merge_dangerous
   assert.equal(new Set(rows.map((r) => r.person)).size, 1, 'every event resolves to the one merged person')
   assert.equal(new Set(rows.map((r) => r.stored_person)).size, 2)
 })
+
+test('groups: $groups fills $group_0..4 on the stored event, $groupidentify upserts the group that /decide reads', async (t) => {
+  const app = await buildTestApp(t)
+  // /decide's cache learns the group is absent first: the step must invalidate it.
+  assert.equal((await app.services.personData.getGroups(app.projectId, [{ groupTypeIndex: 0, groupKey: 'acme' }])).size, 0)
+  await capture(app, [
+    ev('signed up', 'u1', { $groups: { company: 'acme' } }),
+    ev('$groupidentify', 'u1', { $group_type: 'company', $group_key: 'acme', $group_set: { plan: 'enterprise' } }),
+    ev('invited', 'u1', { $groups: { company: 'acme', team: 'core' } }),
+    ev('plain', 'u2'),
+  ])
+  await waitForEvents(app, 4)
+  const groups = await app.services.personData.getGroups(app.projectId, [{ groupTypeIndex: 0, groupKey: 'acme' }])
+  assert.deepEqual(groups.get('0:acme'), { plan: 'enterprise' })
+  const rows = await queryEvents(app, 'SELECT event, group_0, group_1, group_2 FROM events ORDER BY timestamp')
+  assert.deepEqual(rows.map((r) => [r.event, r.group_0, r.group_1, r.group_2]), [
+    ['signed up', 'acme', null, null],
+    ['$groupidentify', null, null, null],
+    ['invited', 'acme', 'core', null],
+    ['plain', null, null, null],
+  ])
+})

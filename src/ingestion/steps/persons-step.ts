@@ -1,15 +1,27 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
+import { groupsToLookUp, planGroupUpdates } from '../../domain/groups/index.ts'
 import { distinctIdsToLookUp, planPersonUpdates, type PersonEvent, type PersonPlan } from '../../domain/persons/index.ts'
 import type { StoredEvent } from '../event-store.ts'
-import type { PersonOverrideStore, PersonStore } from '../person-store.ts'
+import type { GroupStore, PersonOverrideStore, PersonStore } from '../person-store.ts'
 import { dlq, drop, ok, type BatchStep, type StepResult } from '../results.ts'
 
 export interface PersonsStepDeps {
   persons: PersonStore
   overrides: PersonOverrideStore
   /** /decide's person cache: told every distinct id whose person changed, after the commit. */
-  cache: { invalidatePersons(projectId: number, distinctIds: readonly string[]): void }
+  cache: {
+    invalidatePersons(projectId: number, distinctIds: readonly string[]): void
+    invalidateGroups?(projectId: number, refs: ReadonlyArray<{ typeIndex: number; key: string }>): void
+  }
+  /**
+   * Groups (`$groups` -> `$group_0..4` on the event, `$groupidentify` upserts the group): the stored
+   * groups, and the project's group types (created if new; the group-types service caches them).
+   */
+  groups?: {
+    store: GroupStore
+    ensureGroupTypes(projectId: number, names: Iterable<string>): Promise<ReadonlyArray<{ groupType: string; groupTypeIndex: number }>>
+  }
   logger?: Pick<Logger, 'warn'>
   newId?: () => string
 }
@@ -32,7 +44,7 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
     name: 'persons',
     async run(batch) {
       const results: StepResult<StoredEvent>[] = new Array(batch.length)
-      const byProject = new Map<number, { index: number[]; events: PersonEvent[] }>()
+      const byProject = new Map<number, { index: number[]; events: PersonEvent[]; groupTypes: Set<string> | null }>()
       for (let i = 0; i < batch.length; i++) {
         const e = batch[i]!
         let properties: Record<string, unknown>
@@ -47,7 +59,13 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
           continue
         }
         let group = byProject.get(e.projectId)
-        if (group === undefined) byProject.set(e.projectId, (group = { index: [], events: [] }))
+        if (group === undefined) byProject.set(e.projectId, (group = { index: [], events: [], groupTypes: null }))
+        if (e.event === '$groupidentify' || Object.hasOwn(properties, '$groups')) {
+          group.groupTypes ??= new Set()
+          const declared = properties.$groups
+          if (declared && typeof declared === 'object' && !Array.isArray(declared)) for (const name of Object.keys(declared)) group.groupTypes.add(name)
+          if (e.event === '$groupidentify' && typeof properties.$group_type === 'string' && properties.$group_type) group.groupTypes.add(properties.$group_type)
+        }
         group.index.push(i)
         group.events.push({ uuid: e.uuid, event: e.event, distinctId: e.distinctId, timestamp: e.timestamp, properties })
       }
@@ -66,6 +84,7 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
         if (plan.warnings.length > 0) {
           deps.logger?.warn({ projectId, warnings: plan.warnings.slice(0, 20), count: plan.warnings.length }, 'person processing warnings')
         }
+        const eventGroups = group.groupTypes === null ? null : await processGroups(deps, projectId, group.events, group.groupTypes)
         const snapshotText = new WeakMap<object, string>()
         for (let k = 0; k < group.index.length; k++) {
           const i = group.index[k]!
@@ -86,12 +105,46 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
               properties = JSON.stringify(rest)
             }
           }
-          results[i] = ok({ ...source, properties, personId: r.personId, personProperties: text })
+          const groups = eventGroups?.[k]
+          results[i] = ok({ ...source, properties, personId: r.personId, personProperties: text, ...(groups ? { groups } : {}) })
         }
       }
       return results
     },
   }
+}
+
+/**
+ * Groups of one project's events (PostHog's process-groups step): group types ensured (cached), ONE
+ * look-up of the `$groupidentify` groups, `planGroupUpdates`, ONE upsert. Returns each event's
+ * `$group_0..4` (null when it has none).
+ */
+async function processGroups(
+  deps: PersonsStepDeps, projectId: number, events: readonly PersonEvent[], names: Set<string>,
+): Promise<Array<Array<string | null> | null> | null> {
+  if (deps.groups === undefined) return null
+  const types = new Map((await deps.groups.ensureGroupTypes(projectId, names)).map((t) => [t.groupType, t.groupTypeIndex]))
+  const refs = groupsToLookUp(events).flatMap((g) => {
+    const typeIndex = types.get(g.groupType)
+    return typeIndex === undefined ? [] : [{ typeIndex, key: g.key }]
+  })
+  const known = await deps.groups.store.lookUpGroups(projectId, refs)
+  const plan = planGroupUpdates({ events, groupTypes: types, knownGroups: known })
+  // Types the planner would add are over the limit or raced: only stored indexes are used.
+  const stored = new Set(types.values())
+  const upserts = plan.upserts.filter((g) => stored.has(g.typeIndex))
+  await deps.groups.store.applyGroups(projectId, upserts)
+  deps.cache.invalidateGroups?.(projectId, upserts)
+  return plan.eventGroups.map((cols) => {
+    let out: Array<string | null> | null = null
+    for (let i = 0; i < 5; i++) {
+      const key = cols[`$group_${i}`]
+      if (key === undefined || !stored.has(i)) continue
+      out ??= [null, null, null, null, null]
+      out[i] = key
+    }
+    return out
+  })
 }
 
 /** Every distinct id whose person row changed, moved or went away: what /decide must read again. */

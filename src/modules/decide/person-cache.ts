@@ -194,6 +194,11 @@ export function createPersonCache(store: PersonDataReader & PersonDataWriter, op
     invalidatePersons(projectId: number, distinctIds: readonly string[]) {
       forgetPersons(projectId, distinctIds)
     },
+    /** Drops the cached groups `(typeIndex, key)` (the ingestion step calls it for the groups it changed). */
+    invalidateGroups(projectId: number, refs: ReadonlyArray<{ typeIndex: number; key: string }>) {
+      epoch++
+      for (const r of refs) groups.delete(`${projectId}:${r.typeIndex}:${r.key}`)
+    },
     /** Drops every cached person and group of a project. */
     invalidateProject(projectId: number) {
       epoch++

@@ -40,6 +40,7 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
         wellFormed(e.elementsChain),
         e.personId === null ? null : wellFormed(e.personId),
         e.personProperties == null ? null : wellFormed(e.personProperties),
+        ...groupColumns(e.groups),
       ])
       // Worst case 3 bytes per UTF-16 unit, plus the tab and the newline.
       const need = off + 3 * (header.length + e.properties.length) + 2
@@ -63,13 +64,14 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
     const { bytes, longest } = encode(events)
     await writeFile(file, buf.subarray(0, bytes))
     const maxLine = Math.max(DEFAULT_MAX_LINE_BYTES, longest + 1)
-    // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId, personProperties].
+    // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId, personProperties, group0..group4].
     const r = await c.run(`INSERT OR IGNORE INTO events
-      (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties)
+      (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties,
+       group_0, group_1, group_2, group_3, group_4)
       SELECT DISTINCT ON (uuid) * FROM (
         SELECT x[1]::UUID AS uuid, x[2]::INTEGER, x[3], x[4], p, x[7],
-          make_timestamptz(x[5]::BIGINT * 1000), make_timestamptz(x[6]::BIGINT * 1000), x[8]::UUID, x[9]
-        FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]', '$[8]']) AS x, p
+          make_timestamptz(x[5]::BIGINT * 1000), make_timestamptz(x[6]::BIGINT * 1000), x[8]::UUID, x[9], x[10], x[11], x[12], x[13], x[14]
+        FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]', '$[8]', '$[9]', '$[10]', '$[11]', '$[12]', '$[13]']) AS x, p
               FROM read_csv('${file.replace(/'/g, "''")}', delim = '\t', quote = '', escape = '', header = false,
                 auto_detect = false, max_line_size = ${maxLine}, columns = {'h': 'VARCHAR', 'p': 'VARCHAR'})))`)
     return { inserted: Number(r.rowsChanged) }
@@ -109,6 +111,19 @@ function markTransience(err: unknown): unknown {
   else if (/^(Conversion|Invalid Input|Constraint|Out of Range|Mismatch Type) Error/.test(message)) transient = false
   if (transient !== null) Object.assign(err, { transient })
   return err
+}
+
+const NO_GROUPS = [null, null, null, null, null] as const
+
+/** The five group columns of an event (`$group_0..4`). */
+function groupColumns(groups: ReadonlyArray<string | null> | undefined): ReadonlyArray<string | null> {
+  if (groups === undefined) return NO_GROUPS
+  const out: Array<string | null> = []
+  for (let i = 0; i < 5; i++) {
+    const g = groups[i]
+    out.push(g === undefined || g === null ? null : wellFormed(g))
+  }
+  return out
 }
 
 /** Lone surrogates become U+FFFD (as a UTF-8 write would), so DuckDB's JSON reader accepts the header. */

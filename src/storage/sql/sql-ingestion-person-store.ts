@@ -1,5 +1,6 @@
 import type { PersonState } from '../../domain/persons/index.ts'
-import type { PersonLookUp, PersonStore } from '../../ingestion/person-store.ts'
+import { groupId, type GroupState } from '../../domain/groups/index.ts'
+import type { GroupStore, PersonLookUp, PersonStore } from '../../ingestion/person-store.ts'
 import type { SqlClient } from './sql-client.ts'
 import { toPgJson, toPgText } from './sql-text.ts'
 
@@ -130,6 +131,44 @@ export function createSqlIngestionPersonStore(db: SqlClient): PersonStore {
           )
         }
       })
+    },
+  }
+}
+
+/** The ingestion group store over any SqlClient: each method is one set-based statement. */
+export function createSqlIngestionGroupStore(db: SqlClient): GroupStore {
+  return {
+    async lookUpGroups(projectId, refs) {
+      const out = new Map<string, GroupState>()
+      if (refs.length === 0) return out
+      const rows = await db.query(
+        `SELECT g.group_type_index, g.group_key, g.group_properties, g.created_at FROM groups g
+         JOIN unnest($2::int[], $3::text[]) AS r(i, k) ON g.group_type_index = r.i AND g.group_key = r.k
+         WHERE g.project_id = $1`,
+        [projectId, refs.map((r) => r.typeIndex), refs.map((r) => toPgText(r.key))],
+      )
+      const byStored = new Map(rows.map((r) => [groupId(Number(r.group_type_index), r.group_key), r]))
+      for (const ref of refs) {
+        const r = byStored.get(groupId(ref.typeIndex, toPgText(ref.key)))
+        if (r === undefined) continue
+        out.set(groupId(ref.typeIndex, ref.key), {
+          typeIndex: ref.typeIndex, key: ref.key, properties: asObject(r.group_properties), createdAt: new Date(r.created_at), version: 0,
+        })
+      }
+      return out
+    },
+    async applyGroups(projectId, upserts) {
+      const rows = new Map<string, GroupState>()
+      for (const g of upserts) rows.set(groupId(g.typeIndex, toPgText(g.key)), g)
+      if (rows.size === 0) return
+      const list = [...rows.values()]
+      await db.query(
+        `INSERT INTO groups (project_id, group_type_index, group_key, group_properties, created_at)
+         SELECT $1, t.i, t.k, t.p, t.c FROM unnest($2::int[], $3::text[], $4::jsonb[], $5::timestamptz[]) AS t(i, k, p, c)
+         ON CONFLICT (project_id, group_type_index, group_key) DO UPDATE
+           SET group_properties = excluded.group_properties, created_at = least(groups.created_at, excluded.created_at)`,
+        [projectId, list.map((g) => g.typeIndex), list.map((g) => toPgText(g.key)), list.map((g) => toPgJson(g.properties)), list.map((g) => g.createdAt.toISOString())],
+      )
     },
   }
 }
