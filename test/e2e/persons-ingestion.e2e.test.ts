@@ -132,3 +132,17 @@ test('groups: $groups fills $group_0..4 on the stored event, $groupidentify upse
     ['plain', null, null, null],
   ])
 })
+
+test('persons: personless events of a distinct id that later gets a person resolve to it through the overrides', async (t) => {
+  const app = await buildTestApp(t)
+  await capture(app, [ev('$pageview', 'late', { $process_person_profile: false }), ev('$pageview', 'late', { $process_person_profile: false })])
+  await waitForEvents(app, 2)
+  assert.equal((await app.services.personData.getPersons(app.projectId, ['late'])).size, 0)
+  await capture(app, [ev('$pageview', 'late', { $set: { plan: 'pro' } })])
+  await waitForEvents(app, 3)
+  const rows = await queryEvents(app, RESOLVED)
+  assert.equal(rows.length, 3)
+  assert.equal(new Set(rows.map((r) => r.person)).size, 1, 'the personless events count for the person')
+  assert.equal(new Set(rows.map((r) => r.stored_person)).size, 2)
+  assert.deepEqual(rows.map((r) => r.person_properties), ['{}', '{}', rows[2]!.person_properties])
+})
