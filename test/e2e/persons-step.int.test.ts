@@ -73,9 +73,10 @@ async function statementsFor(n: number, tag: string): Promise<{ create: number; 
   return { create, merge }
 }
 
-test('persons step: the SQL statements for a batch do not grow with its size (1,000 events of 1,000 distinct ids = 2 events)', async () => {
+test('persons step: the SQL statements for a batch do not grow with its size (1,000 events of 1,000 distinct ids = 2 events)', async (t) => {
   const small = await statementsFor(1, 'small')
   const large = await statementsFor(1000, 'large')
+  t.diagnostic(`SQL statements per batch (BEGIN/COMMIT included): ${JSON.stringify(small)} for 1 pair, ${JSON.stringify(large)} for 1,000 pairs`)
   assert.deepEqual(large, small)
   assert.ok(small.create <= 8 && small.merge <= 12, `statements: ${JSON.stringify(small)}`)
   assert.ok(invalidated.includes('large-anon-999'))
