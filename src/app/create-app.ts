@@ -50,8 +50,9 @@ export async function createApp(
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
+    const metrics = createMetrics(services, stores.queue, ingestionHealth)
     const pipeline = createIngestionPipeline({
-      events: opts.wrapEventStore ? opts.wrapEventStore(stores.events) : stores.events,
+      events: metrics.timedEventStore(opts.wrapEventStore ? opts.wrapEventStore(stores.events) : stores.events),
       deadLetters: stores.deadLetters,
       counters: services.ingestionCounters,
       health,
@@ -75,7 +76,7 @@ export async function createApp(
       retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: createMetrics(services, stores.queue), sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache

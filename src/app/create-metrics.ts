@@ -1,4 +1,6 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { EventStore } from '../ingestion/event-store.ts'
+import type { IngestionHealth } from '../ingestion/ingestion-health.ts'
 import type { Services } from './create-services.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 
@@ -6,9 +8,31 @@ import type { EventQueue } from '../queue/event-queue.ts'
  * The Prometheus registry: process metrics (memory, CPU, event-loop lag, GC) and Tally's own, read
  * from the services when scraped (pull), so the hot paths only bump plain counters.
  */
-export function createMetrics(services: Services, queue: EventQueue): Registry {
+export function createMetrics(
+  services: Services,
+  queue: EventQueue,
+  ingestion: () => IngestionHealth,
+): { registry: Registry; timedEventStore(store: EventStore): EventStore } {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+
+  new Gauge({
+    name: 'tally_ingestion_blocked',
+    help: 'Whether a part of ingestion is blocked (1) or working (0): the queue cannot write, or the worker cannot store',
+    labelNames: ['component'] as const,
+    registers: [registry],
+    collect() {
+      const { components } = ingestion()
+      for (const component of ['queue', 'event_store'] as const) this.set({ component }, components[component] ? 1 : 0)
+    },
+  })
+  const storeBatch = new Histogram({
+    name: 'tally_event_store_batch_seconds',
+    help: 'Time to write one micro-batch into the event store, by outcome (ok or error)',
+    labelNames: ['outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  })
 
   new Counter({
     name: 'tally_ingestion_events_total',
@@ -77,5 +101,21 @@ export function createMetrics(services: Services, queue: EventQueue): Registry {
       this.set(services.personData.stats().entries)
     },
   })
-  return registry
+  return {
+    registry,
+    timedEventStore: (store) => ({
+      async insertBatch(events) {
+        const stop = storeBatch.startTimer()
+        try {
+          const result = await store.insertBatch(events)
+          stop({ outcome: 'ok' })
+          return result
+        } catch (err) {
+          stop({ outcome: 'error' })
+          throw err
+        }
+      },
+      close: () => store.close(),
+    }),
+  }
 }

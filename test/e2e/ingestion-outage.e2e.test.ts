@@ -39,6 +39,9 @@ test('an event store that fails with I/O errors blocks ingestion (503 /_ready, o
   assert.ok(!Number.isNaN(Date.parse(blocked.body.ingestion.since)))
   assert.equal((await app.http.inject({ method: 'GET', url: '/_health' })).statusCode, 200, '/_health only says the process is up')
   assert.deepEqual(app.ingestionHealth().blocked, true)
+  const metrics = (await app.http.inject({ method: 'GET', url: '/_metrics' })).body
+  assert.match(metrics, /^tally_ingestion_blocked\{component="event_store"\} 1$/m)
+  assert.match(metrics, /^tally_event_store_batch_seconds_count\{outcome="error"\} [1-9]/m)
 
   // Several whole-batch attempts fail, none event by event.
   await eventually(async () => store.calls.length >= 5, 200, 25)
