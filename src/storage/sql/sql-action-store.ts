@@ -4,6 +4,7 @@ import type { SqlClient } from './sql-client.ts'
 import { cannotBeStored, refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { setClause, SqlExpr } from './sql-set-clause.ts'
+import { selectPage } from './sql-page.ts'
 
 const ACTION_SELECT = `SELECT a.*, ${userRefColumns('u')} FROM actions a LEFT JOIN users u ON u.id = a.created_by`
 
@@ -45,14 +46,16 @@ function columns(input: ActionInput): Record<string, unknown> {
 export function createSqlActionStore(db: SqlClient): ActionStore {
   return {
     inTransaction: (fn) => db.inTransaction((tx) => fn(createSqlActionStore(tx))),
-    async list(projectId, page) {
-      const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM actions WHERE project_id = $1 AND NOT deleted', [projectId])
-      const rows = await db.query(
-        `${ACTION_SELECT} WHERE a.project_id = $1 AND NOT a.deleted ORDER BY a.last_calculated_at DESC, a.name ASC, a.id DESC LIMIT $2 OFFSET $3`,
-        [projectId, page.limit, page.offset],
-      )
-      return { count: n, rows: rows.map(toAction) }
-    },
+    list: (projectId, page) =>
+      selectPage(db, {
+        from: 'actions a',
+        select: ACTION_SELECT,
+        where: 'a.project_id = $1 AND NOT a.deleted',
+        params: [projectId],
+        orderBy: 'a.last_calculated_at DESC, a.name ASC, a.id DESC',
+        page,
+        map: toAction,
+      }),
     async find(projectId, id) {
       const [row] = await db.query(`${ACTION_SELECT} WHERE a.project_id = $1 AND a.id = $2`, [projectId, id])
       return row ? toAction(row) : null

@@ -3,6 +3,7 @@ import type { Cohort, CohortWrite } from '../../modules/cohorts/cohort-types.ts'
 import type { SqlClient } from './sql-client.ts'
 import { refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
+import { selectPage } from './sql-page.ts'
 
 const SELECT = `SELECT c.*, ${userRefColumns('u')},
     CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people p WHERE p.cohort_id = c.id) END AS people
@@ -43,11 +44,8 @@ export function createSqlCohortStore(db: SqlClient): CohortStore {
     async listLive(projectId) {
       return (await db.query(`${SELECT} WHERE c.project_id = $1 AND NOT c.deleted ORDER BY c.id DESC`, [projectId])).map(toCohort)
     },
-    async list(projectId, page) {
-      const [{ count }] = await db.query<{ count: string }>('SELECT count(*) AS count FROM cohorts WHERE project_id = $1 AND NOT deleted', [projectId])
-      const rows = await db.query(`${SELECT} WHERE c.project_id = $1 AND NOT c.deleted ORDER BY c.id DESC LIMIT $2 OFFSET $3`, [projectId, page.limit, page.offset])
-      return { count: Number(count), rows: rows.map(toCohort) }
-    },
+    list: (projectId, page) =>
+      selectPage(db, { from: 'cohorts c', select: SELECT, where: 'c.project_id = $1 AND NOT c.deleted', params: [projectId], orderBy: 'c.id DESC', page, map: toCohort }),
     get: (projectId, id) => byId(db, projectId, id),
     async insert({ projectId, userId, cohort }) {
       const [row] = await db.query<{ id: number }>(

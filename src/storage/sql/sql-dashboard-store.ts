@@ -5,6 +5,7 @@ import { refuseNul, toPgJson } from './sql-text.ts'
 import { INSIGHT_SELECT, insertInsightRow, toInsight } from './sql-insight-store.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { setClause } from './sql-set-clause.ts'
+import { selectPage } from './sql-page.ts'
 
 const DASHBOARD_SELECT = `SELECT d.*, ${userRefColumns('u')} FROM dashboards d LEFT JOIN users u ON u.id = d.created_by`
 
@@ -38,14 +39,16 @@ function refuseNulInDashboard(input: DashboardInput): void {
 export function createSqlDashboardStore(db: SqlClient): DashboardStore {
   return {
     inTransaction: (fn) => db.inTransaction((tx) => fn(createSqlDashboardStore(tx))),
-    async list(projectId, page) {
-      const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM dashboards WHERE project_id = $1 AND NOT deleted', [projectId])
-      const rows = await db.query(
-        `${DASHBOARD_SELECT} WHERE d.project_id = $1 AND NOT d.deleted ORDER BY d.pinned DESC, d.name ASC, d.id ASC LIMIT $2 OFFSET $3`,
-        [projectId, page.limit, page.offset],
-      )
-      return { count: n, rows: rows.map(toDashboard) }
-    },
+    list: (projectId, page) =>
+      selectPage(db, {
+        from: 'dashboards d',
+        select: DASHBOARD_SELECT,
+        where: 'd.project_id = $1 AND NOT d.deleted',
+        params: [projectId],
+        orderBy: 'd.pinned DESC, d.name ASC, d.id ASC',
+        page,
+        map: toDashboard,
+      }),
     async find(projectId, id, opts = {}) {
       const [row] = await db.query(`${DASHBOARD_SELECT} WHERE d.project_id = $1 AND d.id = $2 ${opts.includeDeleted ? '' : 'AND NOT d.deleted'}`, [
         projectId,

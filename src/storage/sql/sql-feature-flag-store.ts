@@ -4,6 +4,7 @@ import { validationError } from '../../shared/errors.ts'
 import type { SqlClient } from './sql-client.ts'
 import { cannotBeStored, refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
+import { selectPage } from './sql-page.ts'
 
 const SELECT = `SELECT f.*, ${userRefColumns('c')}, ${userRefColumns('m', 'lm_')}
   FROM feature_flags f LEFT JOIN users c ON c.id = f.created_by LEFT JOIN users m ON m.id = f.last_modified_by`
@@ -89,12 +90,9 @@ export function createSqlFeatureFlagStore(db: SqlClient): FeatureFlagStore {
       const rows = await db.query(`${SELECT} WHERE f.project_id = $1 AND NOT f.deleted ORDER BY f.created_at DESC, f.id DESC`, [projectId])
       return rows.map(toFlag)
     },
-    async list(projectId, query, page) {
+    list(projectId, query, page) {
       const { where, params } = listWhere(projectId, query)
-      const [{ count }] = await db.query<{ count: string }>(`SELECT count(*) AS count FROM feature_flags f WHERE ${where}`, params)
-      const n = params.length
-      const rows = await db.query(`${SELECT} WHERE ${where} ORDER BY ${orderBy(query.order)} LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, page.limit, page.offset])
-      return { count: Number(count), rows: rows.map(toFlag) }
+      return selectPage(db, { from: 'feature_flags f', select: SELECT, where, params, orderBy: orderBy(query.order), page, map: toFlag })
     },
     get: (projectId, id) => byId(db, projectId, id),
     async keyExists(projectId, key, exceptId) {

@@ -5,6 +5,7 @@ import type { SqlClient } from './sql-client.ts'
 import { refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { setClause, SqlExpr } from './sql-set-clause.ts'
+import { selectPage } from './sql-page.ts'
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
@@ -67,14 +68,16 @@ function refuseNulInInsight(input: InsightInput): void {
 export function createSqlInsightStore(db: SqlClient): InsightStore {
   return {
     inTransaction: (fn) => db.inTransaction((tx) => fn(createSqlInsightStore(tx))),
-    async list(projectId, page) {
-      const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM insights WHERE project_id = $1 AND NOT deleted', [projectId])
-      const rows = await db.query(
-        `${INSIGHT_SELECT} WHERE i.project_id = $1 AND NOT i.deleted ORDER BY i.updated_at DESC, i.id DESC LIMIT $2 OFFSET $3`,
-        [projectId, page.limit, page.offset],
-      )
-      return { count: n, rows: rows.map((r) => toInsight(r)) }
-    },
+    list: (projectId, page) =>
+      selectPage(db, {
+        from: 'insights i',
+        select: INSIGHT_SELECT,
+        where: 'i.project_id = $1 AND NOT i.deleted',
+        params: [projectId],
+        orderBy: 'i.updated_at DESC, i.id DESC',
+        page,
+        map: (r) => toInsight(r),
+      }),
     async find(projectId, id, opts = {}) {
       const [row] = await db.query(
         `${INSIGHT_SELECT} WHERE i.project_id = $1 AND i.id = $2 ${opts.includeDeleted ? '' : 'AND NOT i.deleted'}`,
