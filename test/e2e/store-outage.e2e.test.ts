@@ -2,19 +2,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pg from 'pg'
 import { buildTestApp } from '../helpers/test-app.ts'
-import { createTestDatabase, TEST_POSTGRES_URL } from '../helpers/test-postgres.ts'
+import { createTestDatabase, runOnTestServer, TEST_POSTGRES_URL } from '../helpers/test-postgres.ts'
 
 const skip = TEST_POSTGRES_URL ? false : 'TEST_POSTGRES_URL not set'
 
-async function admin(sql: string) {
-  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL })
-  await c.connect()
-  try {
-    await c.query(sql)
-  } finally {
-    await c.end()
-  }
-}
+const admin = runOnTestServer
 
 test('a metadata store outage is a 503 with Retry-After on the private API and /flags/definitions, never a 401 or 500; capture goes on', { skip }, async (t) => {
   const url = await createTestDatabase(t)

@@ -36,17 +36,20 @@ export async function createFileTestDatabase(): Promise<{ url: string; drop(): P
   const admin = new URL(TEST_POSTGRES_URL)
   if (!/test/.test(admin.pathname)) throw new Error(`refusing to use ${admin.pathname}: TEST_POSTGRES_URL must name a *test* database`)
   const name = `tally_test_${randomBytes(6).toString('hex')}`
-  const run = async (sql: string) => {
-    const c = new pg.Client({ connectionString: TEST_POSTGRES_URL })
-    await c.connect()
-    try {
-      await c.query(sql)
-    } finally {
-      await c.end()
-    }
-  }
+  const run = runOnTestServer
   await run(`CREATE DATABASE ${name}`)
   const url = new URL(TEST_POSTGRES_URL)
   url.pathname = `/${name}`
   return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
+/** Runs one statement on the test server's own database (creating, dropping, locking out test databases). */
+export async function runOnTestServer(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL })
+  await c.connect()
+  try {
+    await c.query(sql)
+  } finally {
+    await c.end()
+  }
 }
