@@ -39,10 +39,7 @@ const SCRATCH_KEEP_BYTES = 64 * 1024 * 1024
 const PROBE_MAX_BYTES = 1024 * 1024
 const PROBE_FILE = 'write-probe.tmp'
 
-interface Waiter {
-  resolve: () => void
-  reject: (err: unknown) => void
-}
+type Waiter = { resolve: () => void; reject: (err: unknown) => void }
 
 /**
  * The producer side of the segment log: group commit. Every `publish` that arrives while a flush
