@@ -20,10 +20,11 @@ export function installMetrics(app: FastifyInstance, registry: Registry): void {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   })
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched'
     requests.inc({ route, method: req.method, status: String(reply.statusCode) })
     latency.observe({ route, method: req.method }, reply.elapsedTime / 1000)
+    done()
   })
   app.get('/_metrics', async (_req, reply) => {
     reply.header('content-type', registry.contentType)

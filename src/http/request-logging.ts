@@ -9,9 +9,10 @@ export interface RequestLoggingOptions {
 
 type Kind = 'private' | 'public' | 'probe'
 
-function kindOf(path: string): Kind {
-  if (path.startsWith('/api/') || path.startsWith('/flags/definitions')) return 'private'
-  if (path === '/_health' || path === '/_ready' || path === '/_metrics') return 'probe'
+/** From the raw URL (query string included): a prefix test each, no copy. */
+function kindOf(url: string): Kind {
+  if (url.startsWith('/api/') || url.startsWith('/flags/definitions')) return 'private'
+  if (url.startsWith('/_health') || url.startsWith('/_ready') || url.startsWith('/_metrics')) return 'probe'
   return 'public'
 }
 
@@ -20,25 +21,28 @@ function kindOf(path: string): Kind {
  * echoed in the response): every private-API request at info, errors of the public routes always (4xx at
  * info, 5xx at error), their successes at `publicSuccessLevel`, probes at debug. Never a body, so never
  * an event's properties; public routes are logged without their query string (`?data=` carries events),
- * private URLs with API keys redacted.
+ * private URLs with API keys redacted. The hooks take callbacks (no promise per request), and a request
+ * whose line is below the log level costs a prefix test and a level check, nothing more.
  */
 export function installRequestLogging(app: FastifyInstance, opts: RequestLoggingOptions): void {
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
+    done()
   })
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const status = reply.statusCode
-    const path = pathOf(req)
-    const kind = kindOf(path)
+    const kind = kindOf(req.url)
     const level: Level | 'silent' =
       status >= 500 ? 'error'
       : status >= 400 && kind !== 'probe' ? 'info'
       : kind === 'private' ? 'info'
       : kind === 'probe' ? 'debug'
       : opts.publicSuccessLevel
-    if (level === 'silent' || !(req.log as unknown as Logger).isLevelEnabled(level)) return
-    const url = kind === 'private' ? redactKeys(req.url) : path
-    req.log[level]({ method: req.method, url, status, ms: Math.round(reply.elapsedTime * 10) / 10, ip: req.ip }, 'request')
+    if (level !== 'silent' && (req.log as unknown as Logger).isLevelEnabled(level)) {
+      const url = kind === 'private' ? redactKeys(req.url) : pathOf(req)
+      req.log[level]({ method: req.method, url, status, ms: Math.round(reply.elapsedTime * 10) / 10, ip: req.ip }, 'request')
+    }
+    done()
   })
 }
 
