@@ -7,7 +7,6 @@ import { createAdapters } from './create-adapters.ts'
 import { createServices, type Services } from './create-services.ts'
 import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
-import { createGroupTypesStep } from '../ingestion/steps/group-types-step.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -59,7 +58,6 @@ export async function createApp(
       isolateAfterAttempts: config.ingestion.isolateAfterAttempts,
       logger,
       steps: [
-        createGroupTypesStep(services.groupTypes),
         createPersonsStep({
           persons: createSqlIngestionPersonStore(stores.meta),
           overrides: stores.personOverrides,
