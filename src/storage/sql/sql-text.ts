@@ -1,3 +1,4 @@
+import { cleanText } from '../../domain/events/sanitise-json.ts'
 import { validationError } from '../../shared/errors.ts'
 
 /**
@@ -8,9 +9,7 @@ import { validationError } from '../../shared/errors.ts'
  * mapping, so a distinct id finds the person it was written as.
  */
 export function toPgText(s: string): string {
-  const w = s as unknown as { isWellFormed(): boolean; toWellFormed(): string }
-  const well = w.isWellFormed() ? s : w.toWellFormed()
-  return well.includes('\u0000') ? well.replaceAll('\u0000', '\uFFFD') : well
+  return cleanText(s) // capture's text rule: the one copy of it
 }
 
 // An escape in JSON text that PostgreSQL's jsonb refuses: \u0000, or a lone surrogate (a
