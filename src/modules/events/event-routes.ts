@@ -153,9 +153,12 @@ function readPropertyFilters(raw: string | undefined): EventPropertyFilter[] {
         return { key, operator, value: text(v) }
       case 'regex':
       case 'not_regex':
+      {
         if (typeof v !== 'string') return bad(`${operator} needs a regular expression string.`)
-        if (compileRegex(cleanText(v)) === null) return bad(`"${cleanText(v).slice(0, 100)}" is not a valid regular expression.`)
-        return { key, operator, value: cleanText(v) }
+        const pattern = cleanText(v)
+        if (compileRegex(pattern) === null) return bad(`"${pattern.slice(0, 100)}" is not a valid regular expression.`)
+        return { key, operator, value: pattern }
+      }
       default: {
         const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN
         if (!Number.isFinite(n)) return bad(`${operator} needs a number.`)
