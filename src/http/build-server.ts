@@ -32,6 +32,7 @@ import { cohortRoutes } from '../modules/cohorts/cohort-routes.ts'
 import { groupTypeRoutes } from '../modules/group-types/group-type-routes.ts'
 import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
 import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
+import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-routes.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 
@@ -67,6 +68,8 @@ export interface ServerOptions {
   publicSuccessLogLevel?: Level | 'silent'
   /** Timeouts, keep-alive and per-IP limits, trusted proxies (default: no proxy trusted, Node/Fastify timeouts). */
   limits?: Omit<HttpConfig, 'host' | 'port' | 'maxBodyBytes'>
+  /** Where the built web app served at `/` lives (default `dist/web` of the package). */
+  webApp?: WebAppOptions
 }
 
 /**
@@ -133,6 +136,8 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
   })
+
+  await app.register(webAppRoutes, opts.webApp ?? {})
 
   return app
 }

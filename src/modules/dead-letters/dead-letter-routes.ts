@@ -7,7 +7,7 @@ import { replayDeadLetters } from '../../ingestion/replay-dead-letters.ts'
 import type { EventQueue } from '../../queue/event-queue.ts'
 
 /** A dead letter on the wire (Tally's own resource: PostHog keeps its dead letters in Kafka). */
-function toDeadLetterJson(l: StoredDeadLetter) {
+export function toDeadLetterJson(l: StoredDeadLetter) {
   return {
     id: l.id,
     uuid: l.uuid,

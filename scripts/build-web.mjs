@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// Builds the web app into dist/web/ with Vite, then writes a .br and a .gz next to each JS/CSS
+// file (served pre-compressed by src/modules/web-app/). `--if-missing` builds only when
+// dist/web/index.html is absent (what `npm start` and the browser tests use). Exits non-zero when
+// the build fails.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { brotliCompressSync, gzipSync, constants } from 'node:zlib'
+import { build } from 'vite'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+if (process.argv.includes('--if-missing') && existsSync(`${root}dist/web/index.html`)) process.exit(0)
+await build({ configFile: `${root}web/vite.config.ts`, logLevel: process.argv.includes('--quiet') ? 'warn' : 'info' })
+
+const assets = `${root}dist/web/assets`
+for (const name of readdirSync(assets).filter((f) => /\.(js|css|svg)$/.test(f))) {
+  const body = readFileSync(`${assets}/${name}`)
+  writeFileSync(`${assets}/${name}.gz`, gzipSync(body, { level: 9 }))
+  writeFileSync(`${assets}/${name}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }))
+}

@@ -1,0 +1,68 @@
+import type { ListJson } from '../../src/http/wire-types.ts'
+
+const KEY_STORAGE = 'tally.personalApiKey'
+
+/** A non-2xx answer of the API, with PostHog's error body when it has one. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string, readonly code: string | null = null, readonly attr: string | null = null) {
+    super(message)
+  }
+}
+
+/** The personal API key the app signs in with when sessions are not used (kept in this browser only). */
+export const personalKey = {
+  get: () => localStorage.getItem(KEY_STORAGE),
+  set: (key: string) => localStorage.setItem(KEY_STORAGE, key),
+  clear: () => localStorage.removeItem(KEY_STORAGE),
+}
+
+function cookie(name: string): string | null {
+  const m = document.cookie.split('; ').find((c) => c.startsWith(`${name}=`))
+  return m ? decodeURIComponent(m.slice(name.length + 1)) : null
+}
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
+
+/**
+ * Calls Tally's API as the signed-in user: the session cookie (with the CSRF header on every
+ * state-changing request), or the personal API key when the user signed in with one.
+ */
+export async function api<T>(path: string, opts: { method?: Method; body?: unknown } = {}): Promise<T> {
+  const method = opts.method ?? 'GET'
+  const headers: Record<string, string> = { accept: 'application/json' }
+  const key = personalKey.get()
+  if (key) headers.authorization = `Bearer ${key}`
+  else if (method !== 'GET') headers['x-csrftoken'] = cookie('tally_csrftoken') ?? ''
+  if (opts.body !== undefined) headers['content-type'] = 'application/json'
+  const res = await fetch(path, { method, headers, credentials: 'same-origin', body: opts.body === undefined ? undefined : JSON.stringify(opts.body) })
+  const text = await res.text()
+  let json: unknown = null
+  try {
+    json = text ? JSON.parse(text) : null
+  } catch {
+    json = null
+  }
+  if (!res.ok) {
+    const err = (json ?? {}) as { detail?: string; code?: string; attr?: string }
+    throw new ApiError(res.status, err.detail ?? `${res.status} ${res.statusText}`, err.code ?? null, err.attr ?? null)
+  }
+  return json as T
+}
+
+/** Every page of a list endpoint (PostHog's `next` links), up to `max` rows. */
+export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
+  const rows: T[] = []
+  let url: string | null = path
+  while (url && rows.length < max) {
+    const page: ListJson<T> = await api<ListJson<T>>(url)
+    rows.push(...page.results)
+    url = page.next ? new URL(page.next).pathname + new URL(page.next).search : null
+  }
+  return rows
+}
+
+/** A readable message for any error a query or mutation threw. */
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) return err.attr ? `${err.message} (${err.attr})` : err.message
+  return err instanceof Error ? err.message : String(err)
+}

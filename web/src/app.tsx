@@ -1,0 +1,114 @@
+import { lazy, Suspense, useEffect, useState } from 'react'
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter'
+import { useQueryClient } from '@tanstack/react-query'
+import { api, ApiError, personalKey } from './api.ts'
+import { SessionContext, useSessionQuery } from './session.tsx'
+import { ErrorBox } from './ui.tsx'
+import { LoginPage } from './pages/login.tsx'
+
+// Each section is its own chunk: the first load carries only the shell and the sign-in page.
+const ActivityPage = lazy(() => import('./pages/activity.tsx'))
+const PersonsPage = lazy(() => import('./pages/persons.tsx'))
+const GroupsPage = lazy(() => import('./pages/groups.tsx'))
+const InsightsPage = lazy(() => import('./pages/insights.tsx'))
+const DashboardsPage = lazy(() => import('./pages/dashboards.tsx'))
+const FlagsPage = lazy(() => import('./pages/feature-flags.tsx'))
+const ActionsPage = lazy(() => import('./pages/actions.tsx'))
+const CohortsPage = lazy(() => import('./pages/cohorts.tsx'))
+const SettingsPage = lazy(() => import('./pages/settings.tsx'))
+const SetupPage = lazy(() => import('./pages/setup.tsx'))
+const SignupPage = lazy(() => import('./pages/signup.tsx'))
+
+const NAV = [
+  ['/activity', 'Activity'],
+  ['/persons', 'People'],
+  ['/groups', 'Groups'],
+  ['/insights', 'Insights'],
+  ['/dashboards', 'Dashboards'],
+  ['/feature_flags', 'Feature flags'],
+  ['/actions', 'Actions'],
+  ['/cohorts', 'Cohorts'],
+  ['/settings', 'Settings'],
+] as const
+
+const Loading = () => <p className="muted" role="status">Loading…</p>
+
+export function App() {
+  return (
+    <Suspense fallback={<Loading />}>
+      <Switch>
+        <Route path="/login" component={LoginPage} />
+        <Route path="/setup" component={SetupPage} />
+        <Route path="/signup" component={SignupPage} />
+        <Route component={SignedIn} />
+      </Switch>
+    </Suspense>
+  )
+}
+
+function SignedIn() {
+  const session = useSessionQuery()
+  const [location] = useLocation()
+  if (session.error instanceof ApiError && (session.error.status === 401 || session.error.status === 403)) {
+    return <Redirect to={`/login?next=${encodeURIComponent(location)}`} />
+  }
+  if (session.error) return <main className="center"><ErrorBox error={session.error} /></main>
+  if (!session.data) return <Loading />
+  return (
+    <SessionContext.Provider value={session.data}>
+      <Shell name={session.data.me?.first_name || session.data.me?.email || 'API key'} project={session.data.project.name} />
+    </SessionContext.Provider>
+  )
+}
+
+function Shell({ name, project }: { name: string; project: string }) {
+  const [location] = useLocation()
+  const [menuOpen, setMenuOpen] = useState(false)
+  const queryClient = useQueryClient()
+  useEffect(() => setMenuOpen(false), [location])
+  const signOut = async () => {
+    if (personalKey.get()) personalKey.clear()
+    else await api('/api/logout/', { method: 'POST' }).catch(() => undefined)
+    queryClient.clear()
+    window.location.assign('/login')
+  }
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="topbar">
+        <button type="button" className="btn icon menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <Link href="/activity" className="brand"><span className="logo" aria-hidden="true" />Tally</Link>
+        <span className="project" title="Project">{project}</span>
+        <span className="spacer" />
+        <span className="user">{name}</span>
+        <button type="button" className="btn small" onClick={() => void signOut()}>Sign out</button>
+      </header>
+      <nav id="nav" className={menuOpen ? 'nav open' : 'nav'} aria-label="Main">
+        {NAV.map(([href, label]) => (
+          <Link key={href} href={href} className={location.startsWith(href) ? 'active' : ''} aria-current={location.startsWith(href) ? 'page' : undefined}>
+            {label}
+          </Link>
+        ))}
+      </nav>
+      <main id="main" className="content">
+        <Suspense fallback={<Loading />}>
+          <Switch>
+            <Route path="/activity" component={ActivityPage} nest />
+            <Route path="/persons" component={PersonsPage} nest />
+            <Route path="/groups" component={GroupsPage} nest />
+            <Route path="/insights" component={InsightsPage} nest />
+            <Route path="/dashboards" component={DashboardsPage} nest />
+            <Route path="/feature_flags" component={FlagsPage} nest />
+            <Route path="/actions" component={ActionsPage} nest />
+            <Route path="/cohorts" component={CohortsPage} nest />
+            <Route path="/settings" component={SettingsPage} nest />
+            <Route path="/"><Redirect to="/activity" /></Route>
+            <Route><h1>Page not found</h1></Route>
+          </Switch>
+        </Suspense>
+      </main>
+    </div>
+  )
+}

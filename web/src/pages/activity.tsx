@@ -1,0 +1,105 @@
+import { useState } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { api } from '../api.ts'
+import { useSession } from '../session.tsx'
+import { Ago, Card, Empty, Field, JsonView, Loadable, PageHeader } from '../ui.tsx'
+import type { EventJson, EventListJson } from '../../../src/http/wire-types.ts'
+
+interface Filters {
+  event: string
+  distinctId: string
+  propKey: string
+  propValue: string
+}
+
+const NONE: Filters = { event: '', distinctId: '', propKey: '', propValue: '' }
+
+function eventsUrl(base: string, f: Filters): string {
+  const q = new URLSearchParams({ limit: '100' })
+  if (f.event) q.set('event', f.event)
+  if (f.distinctId) q.set('distinct_id', f.distinctId)
+  if (f.propKey) q.set('properties', JSON.stringify([{ key: f.propKey, value: f.propValue, operator: f.propValue ? 'exact' : 'is_set', type: 'event' }]))
+  return `${base}/events/?${q}`
+}
+
+/** The elements of an autocapture event, read from `elements_chain` (`tag.class:attr="v";…`). */
+function elementsOf(chain: string): string[] {
+  return chain ? chain.split(';').filter(Boolean) : []
+}
+
+/** Newest events, refreshed every 3 s, with filters and a detail panel. */
+export default function ActivityPage() {
+  const { base } = useSession()
+  const [draft, setDraft] = useState<Filters>(NONE)
+  const [filters, setFilters] = useState<Filters>(NONE)
+  const [live, setLive] = useState(true)
+  const [selected, setSelected] = useState<EventJson | null>(null)
+  const events = useQuery({
+    queryKey: ['events', base, filters],
+    queryFn: () => api<EventListJson>(eventsUrl(base, filters)),
+    refetchInterval: live ? 3000 : false,
+  })
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value })
+
+  return (
+    <>
+      <PageHeader title="Activity" description="The newest events, as they arrive.">
+        <label className="check">
+          <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} />
+          {live ? <span className="live">Live</span> : 'Paused'}
+        </label>
+      </PageHeader>
+      <Card>
+        <form className="row" onSubmit={(e) => { e.preventDefault(); setFilters(draft) }}>
+          <Field label="Event"><input value={draft.event} onChange={set('event')} placeholder="$pageview" /></Field>
+          <Field label="Person (distinct id)"><input value={draft.distinctId} onChange={set('distinctId')} /></Field>
+          <Field label="Property"><input value={draft.propKey} onChange={set('propKey')} placeholder="$browser" /></Field>
+          <Field label="equals"><input value={draft.propValue} onChange={set('propValue')} placeholder="(any value)" /></Field>
+          <button className="btn primary">Filter</button>
+          <button type="button" className="btn" onClick={() => { setDraft(NONE); setFilters(NONE) }}>Clear</button>
+        </form>
+      </Card>
+      <div className={selected ? 'split' : ''}>
+        <Card>
+          <Loadable query={events}>
+            {(page) => page.results.length === 0 ? <Empty>No events match.</Empty> : (
+              <div className="table-wrap">
+                <table aria-label="Events">
+                  <thead><tr><th>Event</th><th>Person</th><th className="hide-narrow">URL / source</th><th>When</th></tr></thead>
+                  <tbody>
+                    {page.results.map((ev) => (
+                      <tr key={ev.id} className={selected?.id === ev.id ? 'clickable selected' : 'clickable'} onClick={() => setSelected(ev)}>
+                        <td><button type="button" className="link" onClick={() => setSelected(ev)}>{ev.event}</button></td>
+                        <td className="mono">{ev.distinct_id}</td>
+                        <td className="hide-narrow mono">{String(ev.properties.$current_url ?? ev.properties.$lib ?? '')}</td>
+                        <td><Ago iso={ev.timestamp} /></td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Loadable>
+        </Card>
+        {selected && (
+          <Card title={selected.event} actions={<button type="button" className="btn small" onClick={() => setSelected(null)}>Close</button>}>
+            <p className="muted mono">{selected.id} · {selected.timestamp}</p>
+            <h3>Properties</h3>
+            <table aria-label="Event properties">
+              <tbody>
+                {Object.entries(selected.properties).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => (
+                  <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono">{typeof v === 'string' ? v : JSON.stringify(v)}</td></tr>
+                ))}
+              </tbody>
+            </table>
+            <h3>Elements</h3>
+            {elementsOf(selected.elements_chain).length === 0 ? <p className="muted">No elements.</p> : (
+              <ol className="mono">{elementsOf(selected.elements_chain).map((el, i) => <li key={i}>{el}</li>)}</ol>
+            )}
+            <details><summary>Raw JSON</summary><JsonView value={selected} /></details>
+          </Card>
+        )}
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,124 @@
+import { useState } from 'react'
+import { Link, Route, Switch, useLocation, useParams } from 'wouter'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { api } from '../api.ts'
+import { useSession } from '../session.tsx'
+import { Ago, Card, Empty, ErrorBox, Field, Loadable, PageHeader } from '../ui.tsx'
+import type { EventListJson, ListJson } from '../../../src/http/wire-types.ts'
+
+/** A person as PostHog's persons API shows it (the fields this page reads). */
+export interface PersonJson {
+  id: string | number
+  uuid: string
+  name?: string
+  distinct_ids: string[]
+  properties: Record<string, unknown>
+  created_at: string
+  is_identified?: boolean
+}
+
+export function personName(p: PersonJson): string {
+  return String(p.properties.email ?? p.properties.name ?? p.name ?? p.distinct_ids[0] ?? p.uuid)
+}
+
+export default function PersonsPage() {
+  return (
+    <Switch>
+      <Route path="/:id" component={PersonDetail} />
+      <Route component={PersonList} />
+    </Switch>
+  )
+}
+
+function PersonList() {
+  const { base } = useSession()
+  const [search, setSearch] = useState('')
+  const [applied, setApplied] = useState('')
+  const persons = useQuery({
+    queryKey: ['persons', base, applied],
+    queryFn: () => api<ListJson<PersonJson>>(`${base}/persons/?limit=100${applied ? `&search=${encodeURIComponent(applied)}` : ''}`),
+  })
+  return (
+    <>
+      <PageHeader title="People" description="Everyone your events were sent for." />
+      <Card>
+        <form className="row" onSubmit={(e) => { e.preventDefault(); setApplied(search) }}>
+          <Field label="Search by email, name or distinct id"><input type="search" value={search} onChange={(e) => setSearch(e.target.value)} /></Field>
+          <button className="btn primary">Search</button>
+        </form>
+      </Card>
+      <Card>
+        <Loadable query={persons}>
+          {(page) => page.results.length === 0 ? <Empty>No people found.</Empty> : (
+            <div className="table-wrap">
+              <table aria-label="People">
+                <thead><tr><th>Person</th><th className="hide-narrow">Distinct ids</th><th>First seen</th></tr></thead>
+                <tbody>
+                  {page.results.map((p) => (
+                    <tr key={p.uuid}>
+                      <td><Link href={`/${p.uuid}`}>{personName(p)}</Link></td>
+                      <td className="mono hide-narrow">{p.distinct_ids.slice(0, 3).join(', ')}{p.distinct_ids.length > 3 ? ` +${p.distinct_ids.length - 3}` : ''}</td>
+                      <td><Ago iso={p.created_at} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Loadable>
+      </Card>
+    </>
+  )
+}
+
+function PersonDetail() {
+  const { base } = useSession()
+  const { id } = useParams<{ id: string }>()
+  const [, navigate] = useLocation()
+  const queryClient = useQueryClient()
+  const person = useQuery({ queryKey: ['person', base, id], queryFn: () => api<PersonJson>(`${base}/persons/${encodeURIComponent(id)}/`) })
+  const events = useQuery({
+    queryKey: ['person-events', base, id],
+    queryFn: () => api<EventListJson>(`${base}/events/?limit=50&person_id=${encodeURIComponent(id)}`),
+    enabled: !!person.data,
+  })
+  const remove = useMutation({
+    mutationFn: (withEvents: boolean) => api(`${base}/persons/${encodeURIComponent(id)}/${withEvents ? '?delete_events=true' : ''}`, { method: 'DELETE' }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['persons'] })
+      navigate('/')
+    },
+  })
+  return (
+    <Loadable query={person}>
+      {(p) => (
+        <>
+          <PageHeader title={personName(p)} description={`Person ${p.uuid}`}>
+            <button type="button" className="btn danger" onClick={() => confirm('Delete this person? Their events stay.') && remove.mutate(false)}>Delete person</button>
+            <button type="button" className="btn danger" onClick={() => confirm('Delete this person and all their events?') && remove.mutate(true)}>Delete with events</button>
+          </PageHeader>
+          {remove.error && <ErrorBox error={remove.error} />}
+          <div className="grid-2">
+            <Card title="Properties">
+              <table aria-label="Person properties"><tbody>
+                {Object.entries(p.properties).map(([k, v]) => <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono">{typeof v === 'string' ? v : JSON.stringify(v)}</td></tr>)}
+              </tbody></table>
+            </Card>
+            <Card title="Distinct ids">
+              <ul className="mono">{p.distinct_ids.map((d) => <li key={d}>{d}</li>)}</ul>
+            </Card>
+          </div>
+          <Card title="Events">
+            <Loadable query={events}>
+              {(page) => page.results.length === 0 ? <Empty>No events.</Empty> : (
+                <table aria-label="Person events"><tbody>
+                  {page.results.map((ev) => <tr key={ev.id}><td>{ev.event}</td><td className="mono">{ev.distinct_id}</td><td><Ago iso={ev.timestamp} /></td></tr>)}
+                </tbody></table>
+              )}
+            </Loadable>
+          </Card>
+        </>
+      )}
+    </Loadable>
+  )
+}

@@ -1,0 +1,54 @@
+import { createContext, useContext } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { api, ApiError, personalKey } from './api.ts'
+import type { ProjectJson } from '../../src/http/wire-types.ts'
+
+/** `GET /api/users/@me/` (PostHog's shape, as far as the app reads it). */
+export interface MeJson {
+  id: number
+  uuid: string
+  email: string
+  first_name: string
+  organization: { id: string; name: string; membership_level: number } | null
+  team: { id: number; name: string; api_token: string; timezone: string } | null
+}
+
+/** Membership levels as PostHog numbers them. */
+export const LEVEL = { member: 1, admin: 8, owner: 15 } as const
+
+export interface Session {
+  /** Null when signed in with a personal API key on a server that has no `/users/@me/` yet. */
+  me: MeJson | null
+  project: ProjectJson
+  /** `/api/projects/<id>` */
+  base: string
+  /** Admins and owners manage keys, members and settings. */
+  canManage: boolean
+}
+
+async function loadSession(): Promise<Session> {
+  let me: MeJson | null = null
+  try {
+    me = await api<MeJson>('/api/users/@me/')
+  } catch (err) {
+    // A server without the accounts API still accepts a personal key for everything else.
+    if (!(err instanceof ApiError && err.status === 404 && personalKey.get())) throw err
+  }
+  const project = await api<ProjectJson>(`/api/projects/${me?.team?.id ?? '@current'}/`)
+  const level = me?.organization?.membership_level ?? LEVEL.admin
+  return { me, project, base: `/api/projects/${project.id}`, canManage: level >= LEVEL.admin }
+}
+
+/** The signed-in user and project; an error with status 401 means "not signed in". */
+export function useSessionQuery() {
+  return useQuery({ queryKey: ['session'], queryFn: loadSession, retry: false, staleTime: 60_000 })
+}
+
+export const SessionContext = createContext<Session | null>(null)
+
+/** The session of a page inside the signed-in shell. */
+export function useSession(): Session {
+  const s = useContext(SessionContext)
+  if (!s) throw new Error('useSession outside the signed-in shell')
+  return s
+}
