@@ -1,1 +1,97 @@
-export default function P() { return <h1>cohorts</h1> }
+import { useState } from 'react'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { api } from '../api.ts'
+import { useSession } from '../session.tsx'
+import { Badge, Card, Empty, ErrorBox, Field, Loadable, PageHeader } from '../ui.tsx'
+import type { CohortJson, ListJson } from '../../../src/http/wire-types.ts'
+
+interface Condition { key: string; operator: string; value: string }
+
+/** PostHog's cohort filters: one AND group of person-property conditions. */
+function toFilters(conditions: Condition[]) {
+  return {
+    properties: {
+      type: 'OR',
+      values: [{ type: 'AND', values: conditions.filter((c) => c.key).map((c) => ({ type: 'person', key: c.key, operator: c.operator, value: c.operator === 'is_set' ? 'is_set' : c.value })) }],
+    },
+  }
+}
+
+function describe(c: CohortJson): string {
+  if (c.is_static) return 'Static list'
+  const text = JSON.stringify(c.filters ?? c.groups)
+  const keys = [...text.matchAll(/"key":"([^"]+)"/g)].map((m) => m[1])
+  return keys.length ? `Person ${keys.join(', ')}` : 'All people'
+}
+
+/** Cohorts: groups of people by their properties (or a static list), with their size. */
+export default function CohortsPage() {
+  const { base } = useSession()
+  const queryClient = useQueryClient()
+  const cohorts = useQuery({ queryKey: ['cohorts', base], queryFn: () => api<ListJson<CohortJson>>(`${base}/cohorts/?limit=200`) })
+  const [creating, setCreating] = useState(false)
+  const [name, setName] = useState('')
+  const [conditions, setConditions] = useState<Condition[]>([{ key: '', operator: 'exact', value: '' }])
+  const create = useMutation({
+    mutationFn: () => api<CohortJson>(`${base}/cohorts/`, { method: 'POST', body: { name, filters: toFilters(conditions) } }),
+    onSuccess: async () => {
+      setCreating(false)
+      setName('')
+      setConditions([{ key: '', operator: 'exact', value: '' }])
+      await queryClient.invalidateQueries({ queryKey: ['cohorts', base] })
+    },
+  })
+  const set = (i: number, k: keyof Condition, v: string) => setConditions(conditions.map((c, j) => (j === i ? { ...c, [k]: v } : c)))
+
+  return (
+    <>
+      <PageHeader title="Cohorts" description="Groups of people, for flags and insights.">
+        <button type="button" className="btn primary" onClick={() => setCreating(!creating)}>{creating ? 'Cancel' : 'New cohort'}</button>
+      </PageHeader>
+      {creating && (
+        <Card title="New cohort">
+          <form className="stack" onSubmit={(e) => { e.preventDefault(); create.mutate() }}>
+            <Field label="Name"><input value={name} onChange={(e) => setName(e.target.value)} required /></Field>
+            <p className="muted">People whose properties match all of:</p>
+            {conditions.map((c, i) => (
+              <div className="row" key={i}>
+                <Field label="Person property"><input value={c.key} onChange={(e) => set(i, 'key', e.target.value)} placeholder="email" /></Field>
+                <Field label="Operator">
+                  <select value={c.operator} onChange={(e) => set(i, 'operator', e.target.value)}>
+                    <option value="exact">equals</option><option value="is_not">does not equal</option><option value="icontains">contains</option><option value="is_set">is set</option>
+                  </select>
+                </Field>
+                {c.operator !== 'is_set' && <Field label="Value"><input value={c.value} onChange={(e) => set(i, 'value', e.target.value)} /></Field>}
+              </div>
+            ))}
+            <div className="row">
+              <button type="button" className="btn" onClick={() => setConditions([...conditions, { key: '', operator: 'exact', value: '' }])}>Add condition</button>
+              <button className="btn primary" disabled={create.isPending}>Save cohort</button>
+            </div>
+            {create.error && <ErrorBox error={create.error} />}
+          </form>
+        </Card>
+      )}
+      <Card>
+        <Loadable query={cohorts}>
+          {(page) => page.results.length === 0 ? <Empty>No cohorts yet.</Empty> : (
+            <div className="table-wrap">
+              <table aria-label="Cohorts">
+                <thead><tr><th>Name</th><th className="hide-narrow">Definition</th><th className="num">People</th></tr></thead>
+                <tbody>
+                  {page.results.map((c) => (
+                    <tr key={c.id}>
+                      <td><strong>{c.name}</strong> {c.is_static && <Badge>static</Badge>}</td>
+                      <td className="hide-narrow">{describe(c)}</td>
+                      <td className="num">{c.count == null ? '—' : c.count.toLocaleString()}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Loadable>
+      </Card>
+    </>
+  )
+}
