@@ -32,4 +32,6 @@ export const ERROR_TABLE = {
   not_implemented: { status: 501, type: 'server_error', wireCode: 'not_implemented' },
   unsupported_media_type: { status: 415, type: 'invalid_request', wireCode: 'unsupported_media_type' },
   service_unavailable: { status: 503, type: 'server_error', wireCode: 'service_unavailable' },
+  rate_limited: { status: 429, type: 'throttled_error', wireCode: 'throttled' },
+  query_timeout: { status: 504, type: 'server_error', wireCode: 'query_timeout' },
 } as const satisfies Record<ErrorCode, ErrorRow>

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'not_implemented'
   | 'unsupported_media_type'
   | 'service_unavailable'
+  | 'rate_limited'
+  | 'query_timeout'
 
 /** An expected failure, carrying a stable code; `attr` names the offending field, as PostHog does. */
 export class AppError extends Error {
