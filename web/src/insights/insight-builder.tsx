@@ -1,0 +1,85 @@
+import type { Builder, Display } from './query-kinds.ts'
+import { KINDS } from './query-kinds.ts'
+import { Field } from '../ui.tsx'
+
+const MATHS = [['total', 'Total count'], ['dau', 'Unique users'], ['weekly_active', 'Weekly active'], ['monthly_active', 'Monthly active']] as const
+const RANGES = [['-24h', 'Last 24 hours'], ['-7d', 'Last 7 days'], ['-14d', 'Last 14 days'], ['-30d', 'Last 30 days'], ['-90d', 'Last 90 days'], ['mStart', 'This month'], ['-1y', 'Last year']] as const
+const DISPLAYS: [Display, string][] = [['ActionsLineGraph', 'Line'], ['ActionsBar', 'Bar'], ['BoldNumber', 'Number'], ['ActionsTable', 'Table']]
+
+/** The controls of each insight kind; `events` feeds the event pickers. */
+export function InsightBuilder({ b, set, events }: { b: Builder; set: (b: Builder) => void; events: string[] }) {
+  const up = <K extends keyof Builder>(k: K, v: Builder[K]) => set({ ...b, [k]: v })
+  const hasSeries = b.kind !== 'HogQLQuery'
+  const multi = b.kind === 'TrendsQuery' || b.kind === 'FunnelsQuery' || b.kind === 'StickinessQuery'
+  const label = b.kind === 'FunnelsQuery' ? 'Step' : b.kind === 'RetentionQuery' ? 'First event' : 'Series'
+  return (
+    <div className="stack">
+      <div className="tabs" role="tablist" aria-label="Insight type">
+        {KINDS.map(([k, name]) => <button key={k} type="button" role="tab" aria-selected={b.kind === k} onClick={() => up('kind', k)}>{name}</button>)}
+      </div>
+      <datalist id="event-names">{events.map((e) => <option key={e} value={e} />)}</datalist>
+      {b.kind === 'HogQLQuery' && (
+        <Field label="SQL" hint="PostHog's SQL: tables events and persons, properties.$browser, count(), uniq()…">
+          <textarea rows={8} value={b.sql} onChange={(e) => up('sql', e.target.value)} spellCheck={false} />
+        </Field>
+      )}
+      {hasSeries && (b.kind === 'LifecycleQuery' || b.kind === 'RetentionQuery' ? b.series.slice(0, 1) : b.series).map((s, i) => (
+        <div className="row" key={i}>
+          <Field label={`${label} ${multi ? i + 1 : ''}`.trim()}>
+            <input list="event-names" value={s.event} onChange={(e) => up('series', b.series.map((x, j) => (j === i ? { ...x, event: e.target.value } : x)))} placeholder="$pageview" />
+          </Field>
+          {b.kind === 'TrendsQuery' && (
+            <Field label="Counted as">
+              <select value={s.math} onChange={(e) => up('series', b.series.map((x, j) => (j === i ? { ...x, math: e.target.value } : x)))}>
+                {MATHS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+              </select>
+            </Field>
+          )}
+          {multi && b.series.length > 1 && <button type="button" className="btn small" onClick={() => up('series', b.series.filter((_, j) => j !== i))}>Remove</button>}
+        </div>
+      ))}
+      {multi && <div><button type="button" className="btn small" onClick={() => up('series', [...b.series, { event: '', math: 'total' }])}>{b.kind === 'FunnelsQuery' ? 'Add step' : 'Add series'}</button></div>}
+      {b.kind === 'RetentionQuery' && (
+        <div className="row">
+          <Field label="Came back to"><input list="event-names" value={b.retentionReturning} onChange={(e) => up('retentionReturning', e.target.value)} placeholder="(same event)" /></Field>
+          <Field label="Period">
+            <select value={b.retentionPeriod} onChange={(e) => up('retentionPeriod', e.target.value as Builder['retentionPeriod'])}><option>Day</option><option>Week</option><option>Month</option></select>
+          </Field>
+        </div>
+      )}
+      {hasSeries && (
+        <div className="row">
+          <Field label="Date range">
+            <select value={b.dateFrom} onChange={(e) => up('dateFrom', e.target.value)}>{RANGES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
+          </Field>
+          {b.kind !== 'RetentionQuery' && (
+            <Field label="Interval">
+              <select value={b.interval} onChange={(e) => up('interval', e.target.value as Builder['interval'])}><option>hour</option><option>day</option><option>week</option><option>month</option></select>
+            </Field>
+          )}
+          {(b.kind === 'TrendsQuery' || b.kind === 'FunnelsQuery') && <Field label="Breakdown by event property"><input value={b.breakdown} onChange={(e) => up('breakdown', e.target.value)} placeholder="$browser" /></Field>}
+          <Field label="Where property"><input value={b.propKey} onChange={(e) => up('propKey', e.target.value)} placeholder="$current_url" /></Field>
+          <Field label="equals"><input value={b.propValue} onChange={(e) => up('propValue', e.target.value)} placeholder="(is set)" /></Field>
+        </div>
+      )}
+      {b.kind === 'TrendsQuery' && (
+        <div className="row">
+          <Field label="Show as">
+            <select value={b.display} onChange={(e) => up('display', e.target.value as Display)}>{DISPLAYS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
+          </Field>
+          <label className="check"><input type="checkbox" checked={b.compare} onChange={(e) => up('compare', e.target.checked)} /> Compare to previous period</label>
+        </div>
+      )}
+      {b.kind === 'FunnelsQuery' && (
+        <div className="row">
+          <Field label="Conversion window (days)"><input type="number" min={1} max={365} value={b.funnelWindowDays} onChange={(e) => up('funnelWindowDays', Number(e.target.value))} /></Field>
+          <Field label="Step order">
+            <select value={b.funnelOrder} onChange={(e) => up('funnelOrder', e.target.value as Builder['funnelOrder'])}>
+              <option value="ordered">Sequential</option><option value="strict">Strict order</option><option value="unordered">Any order</option>
+            </select>
+          </Field>
+        </div>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,133 @@
+/**
+ * The insight builder's state and the PostHog query it stands for (schema-general.ts shapes:
+ * TrendsQuery, FunnelsQuery, RetentionQuery, LifecycleQuery, StickinessQuery, HogQLQuery).
+ */
+export type Kind = 'TrendsQuery' | 'FunnelsQuery' | 'RetentionQuery' | 'LifecycleQuery' | 'StickinessQuery' | 'HogQLQuery'
+export type Display = 'ActionsLineGraph' | 'ActionsBar' | 'BoldNumber' | 'ActionsTable'
+
+export interface Series { event: string; math: string }
+
+export interface Builder {
+  kind: Kind
+  series: Series[]
+  interval: 'hour' | 'day' | 'week' | 'month'
+  dateFrom: string
+  breakdown: string
+  display: Display
+  compare: boolean
+  propKey: string
+  propValue: string
+  funnelWindowDays: number
+  funnelOrder: 'ordered' | 'strict' | 'unordered'
+  retentionReturning: string
+  retentionPeriod: 'Day' | 'Week' | 'Month'
+  sql: string
+}
+
+export const KINDS: [Kind, string][] = [
+  ['TrendsQuery', 'Trends'], ['FunnelsQuery', 'Funnels'], ['RetentionQuery', 'Retention'],
+  ['LifecycleQuery', 'Lifecycle'], ['StickinessQuery', 'Stickiness'], ['HogQLQuery', 'SQL'],
+]
+
+export const DEFAULT_BUILDER: Builder = {
+  kind: 'TrendsQuery',
+  series: [{ event: '$pageview', math: 'total' }],
+  interval: 'day',
+  dateFrom: '-7d',
+  breakdown: '',
+  display: 'ActionsLineGraph',
+  compare: false,
+  propKey: '',
+  propValue: '',
+  funnelWindowDays: 14,
+  funnelOrder: 'ordered',
+  retentionReturning: '',
+  retentionPeriod: 'Day',
+  sql: 'SELECT event, count() AS events\nFROM events\nGROUP BY event\nORDER BY events DESC\nLIMIT 20',
+}
+
+type Json = Record<string, unknown>
+
+const eventNode = (s: Series) => ({ kind: 'EventsNode', event: s.event || null, name: s.event || 'All events', math: s.math })
+
+/** The query the builder describes; `dateFrom` overrides the date range (a dashboard's filter). */
+export function toQuery(b: Builder, dateFrom?: string): Json {
+  if (b.kind === 'HogQLQuery') return { kind: 'HogQLQuery', query: b.sql }
+  const dateRange = { date_from: dateFrom || b.dateFrom }
+  const properties = b.propKey ? [{ key: b.propKey, value: b.propValue, operator: b.propValue ? 'exact' : 'is_set', type: 'event' }] : []
+  const common = { dateRange, properties, filterTestAccounts: false }
+  switch (b.kind) {
+    case 'TrendsQuery':
+      return {
+        kind: 'TrendsQuery', ...common, series: b.series.map(eventNode), interval: b.interval,
+        trendsFilter: { display: b.display },
+        ...(b.breakdown ? { breakdownFilter: { breakdown: b.breakdown, breakdown_type: 'event' } } : {}),
+        ...(b.compare ? { compareFilter: { compare: true } } : {}),
+      }
+    case 'FunnelsQuery':
+      return {
+        kind: 'FunnelsQuery', ...common, series: b.series.map(eventNode), interval: b.interval,
+        funnelsFilter: { funnelWindowInterval: b.funnelWindowDays, funnelWindowIntervalUnit: 'day', funnelOrderType: b.funnelOrder, funnelVizType: 'steps' },
+        ...(b.breakdown ? { breakdownFilter: { breakdown: b.breakdown, breakdown_type: 'event' } } : {}),
+      }
+    case 'RetentionQuery': {
+      const first = b.series[0]?.event || '$pageview'
+      return {
+        kind: 'RetentionQuery', ...common,
+        retentionFilter: {
+          targetEntity: { id: first, name: first, type: 'events' },
+          returningEntity: { id: b.retentionReturning || first, name: b.retentionReturning || first, type: 'events' },
+          period: b.retentionPeriod, totalIntervals: 8, retentionType: 'retention_first_time',
+        },
+      }
+    }
+    case 'LifecycleQuery':
+      return { kind: 'LifecycleQuery', ...common, series: b.series.slice(0, 1).map(eventNode), interval: b.interval }
+    case 'StickinessQuery':
+      return { kind: 'StickinessQuery', ...common, series: b.series.map(eventNode), interval: b.interval }
+  }
+}
+
+/** What the wrapper of a saved insight holds (PostHog stores `InsightVizNode` / `DataVisualizationNode`). */
+export function sourceOf(saved: unknown): Json | null {
+  if (!saved || typeof saved !== 'object') return null
+  const q = saved as Json
+  if ((q.kind === 'InsightVizNode' || q.kind === 'DataVisualizationNode' || q.kind === 'DataTableNode') && q.source) return q.source as Json
+  return q
+}
+
+/** The saved wrapper for a query. */
+export function wrap(query: Json): Json {
+  return query.kind === 'HogQLQuery' ? { kind: 'DataVisualizationNode', source: query } : { kind: 'InsightVizNode', source: query }
+}
+
+/** The builder state back from a stored query (fields the builder does not know keep their defaults). */
+export function fromQuery(raw: unknown): Builder {
+  const q = sourceOf(raw)
+  if (!q || !KINDS.some(([k]) => k === q.kind)) return DEFAULT_BUILDER
+  const b: Builder = { ...DEFAULT_BUILDER, kind: q.kind as Kind }
+  if (q.kind === 'HogQLQuery') return { ...b, sql: String(q.query ?? '') }
+  const series = (q.series as Json[] | undefined) ?? []
+  if (series.length) b.series = series.map((s) => ({ event: String(s.event ?? s.id ?? ''), math: String(s.math ?? 'total') }))
+  if (typeof q.interval === 'string') b.interval = q.interval as Builder['interval']
+  const dr = q.dateRange as Json | undefined
+  if (typeof dr?.date_from === 'string') b.dateFrom = dr.date_from
+  const bd = q.breakdownFilter as Json | undefined
+  if (typeof bd?.breakdown === 'string') b.breakdown = bd.breakdown
+  const tf = q.trendsFilter as Json | undefined
+  if (typeof tf?.display === 'string' && ['ActionsLineGraph', 'ActionsBar', 'BoldNumber', 'ActionsTable'].includes(tf.display)) b.display = tf.display as Display
+  b.compare = Boolean((q.compareFilter as Json | undefined)?.compare)
+  const props = (q.properties as Json[] | undefined) ?? []
+  if (props[0]) { b.propKey = String(props[0].key ?? ''); b.propValue = props[0].operator === 'is_set' ? '' : String(props[0].value ?? '') }
+  const ff = q.funnelsFilter as Json | undefined
+  if (ff) { b.funnelWindowDays = Number(ff.funnelWindowInterval ?? 14); b.funnelOrder = (ff.funnelOrderType as Builder['funnelOrder']) ?? 'ordered' }
+  const rf = q.retentionFilter as Json | undefined
+  if (rf) {
+    const target = rf.targetEntity as Json | undefined
+    const returning = rf.returningEntity as Json | undefined
+    b.series = [{ event: String(target?.id ?? '$pageview'), math: 'total' }]
+    b.retentionReturning = String(returning?.id ?? '')
+    b.retentionPeriod = (rf.period as Builder['retentionPeriod']) ?? 'Day'
+  }
+  return b
+}
