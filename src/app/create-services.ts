@@ -15,6 +15,9 @@ import { createInsightService } from '../modules/insights/insight-service.ts'
 import { createDashboardService } from '../modules/dashboards/dashboard-service.ts'
 import { createActionService } from '../modules/actions/action-service.ts'
 import { createFlagServices } from './create-flag-services.ts'
+import { createSqlAuthStore } from '../storage/sql/sql-auth-store.ts'
+import { createAuthService, DEFAULT_AUTH_SETTINGS } from '../modules/auth/auth-service.ts'
+import { createMemberService } from '../modules/auth/member-service.ts'
 import type { Config } from '../config/load-config.ts'
 import type { Logger } from 'pino'
 
@@ -30,8 +33,11 @@ export interface Stores {
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage'>) {
+export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'>) {
   const projects = createProjectService(createSqlProjectStore(stores.meta))
+  const authStore = createSqlAuthStore(stores.meta)
+  const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth } })
+  const members = createMemberService({ store: authStore, auth, projects })
   const ingestionCounters = createIngestionCounters()
   const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
   const insights = createInsightService(createSqlInsightStore(stores.meta))
@@ -42,7 +48,7 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
   })
-  return { projects, insights, dashboards, actions, ...flags, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  return { projects, auth, members, insights, dashboards, actions, ...flags, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -32,6 +32,11 @@ export interface Config {
    */
   readonly flags: { readonly personCacheEntries: number; readonly warmPersonCache: boolean }
   /**
+   * Sign-in: failed attempts allowed per client address and per e-mail within the window before 429;
+   * how long an unused session lives (each use pushes its end back).
+   */
+  readonly auth: { readonly loginMaxFailures: number; readonly loginWindowMs: number; readonly sessionTtlMs: number }
+  /**
    * `format`: `json` lines, or `pretty` readable lines (null: pretty when stdout is a terminal);
    * `publicSuccessLevel`: the level of successful requests on the public high-volume routes
    * (capture, decide); their errors are always logged, private-API requests always at info.
@@ -131,6 +136,11 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     flags: {
       personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),
       warmPersonCache: bool('TALLY_PERSON_CACHE_WARM', env.TALLY_PERSON_CACHE_WARM, true),
+    },
+    auth: {
+      loginMaxFailures: int('TALLY_LOGIN_MAX_FAILURES', env.TALLY_LOGIN_MAX_FAILURES, 5, 1, 1_000_000),
+      loginWindowMs: 1000 * int('TALLY_LOGIN_WINDOW_SECONDS', env.TALLY_LOGIN_WINDOW_SECONDS, 900, 1, 86_400),
+      sessionTtlMs: 3_600_000 * int('TALLY_SESSION_TTL_HOURS', env.TALLY_SESSION_TTL_HOURS, 14 * 24, 1, 24 * 365),
     },
     log: {
       level: env.TALLY_LOG_LEVEL ?? 'info',

@@ -9,6 +9,11 @@ import type { Registry } from 'prom-client'
 import { installConnectionCap, proxyBlockList } from './connection-cap.ts'
 import type { HttpConfig } from '../config/load-config.ts'
 import type { ProjectService } from '../modules/projects/project-service.ts'
+import type { AuthService } from '../modules/auth/auth-service.ts'
+import type { MemberService } from '../modules/auth/member-service.ts'
+import { accountRoutes } from '../modules/auth/account-routes.ts'
+import { userRoutes } from '../modules/auth/user-routes.ts'
+import { memberRoutes } from '../modules/auth/member-routes.ts'
 import type { CaptureService } from '../modules/capture/capture-service.ts'
 import type { EventReadStore } from '../modules/events/event-read-store.ts'
 import type { InsightService } from '../modules/insights/insight-service.ts'
@@ -39,6 +44,8 @@ import type { EventQueue } from '../queue/event-queue.ts'
 /** What the routes are given: the composition root passes its services (this layer does not import app/). */
 export interface ServerServices {
   projects: ProjectService
+  auth: AuthService
+  members: MemberService
   capture: CaptureService
   eventReads: EventReadStore
   insights: InsightService
@@ -74,7 +81,7 @@ export interface ServerOptions {
 
 /**
  * Builds the HTTP server: a public scope (capture, decide: project-key auth, CORS, raw bodies)
- * and a private scope (`/api/...`: personal API key auth, JSON bodies). Route plugins get their
+ * and a private scope (`/api/...`: session or personal API key auth, JSON bodies). Route plugins get their
  * services as arguments; nothing is hung on Fastify decorators but the request's auth.
  */
 export async function buildServer(services: ServerServices, opts: ServerOptions): Promise<FastifyInstance> {
@@ -122,9 +129,14 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
   })
 
+  // Sign-in, sign-out, set-up and sign-up: JSON bodies, no authentication.
+  await app.register(accountRoutes, { auth: services.auth, members: services.members })
+
   await app.register(async (privateScope) => {
-    installPrivateAuth(privateScope, services.projects)
+    await installPrivateAuth(privateScope, services.projects, services.auth)
     await privateScope.register(projectRoutes, { projects: services.projects })
+    await privateScope.register(userRoutes, { auth: services.auth, members: services.members, projects: services.projects })
+    await privateScope.register(memberRoutes, { members: services.members })
     await privateScope.register(eventRoutes, { events: services.eventReads })
     await privateScope.register(insightRoutes, { insights: services.insights })
     await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })

@@ -1,12 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fastifyCookie from '@fastify/cookie'
 import { AppError } from '../shared/errors.ts'
+import type { AuthService } from '../modules/auth/auth-service.ts'
+import { checkCsrf, sessionTokenOf, setSessionCookies, STATE_CHANGING } from '../modules/auth/session-cookies.ts'
 import type { ProjectService } from '../modules/projects/project-service.ts'
 import type { Project, User } from '../modules/projects/project-types.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The user authenticated by personal API key (private scope only). */
+    /** The user authenticated by session cookie or personal API key (private scope only). */
     user: User
+    /** How `user` was authenticated. */
+    authMethod: 'session' | 'personal_api_key'
     /** The project named by `:project_id`, checked for membership (private scope only). */
     project: Project
   }
@@ -46,16 +51,39 @@ export async function authenticatePersonal(req: FastifyRequest, projects: Projec
   }
 }
 
+// Project settings: writes need an organization admin or owner (members read them).
+const ADMIN_ONLY_WRITES = new Set(['/api/projects/:project_id/', '/api/projects/:project_id'])
+
 /**
- * Authenticates every request of the scope by personal API key and resolves `:project_id`
- * to a project the user is a member of.
+ * Authenticates every request of the scope, as PostHog's private API does: by the session cookie
+ * (a state-changing request then needs the CSRF token, see session-cookies.ts), or by personal API
+ * key. A request with an `Authorization` header is never taken as the session's, so API clients
+ * are exempt from CSRF and a browser's cookie cannot stand in for a wrong key. The session is read
+ * on `onRequest`, before the body is parsed, so a forged cross-site form is refused as such (403)
+ * whatever its content type. Then `:project_id` is resolved to a project the user is a member of.
  */
-export function installPrivateAuth(app: FastifyInstance, projects: ProjectService): void {
+export async function installPrivateAuth(app: FastifyInstance, projects: ProjectService, auth: AuthService): Promise<void> {
+  await app.register(fastifyCookie)
   app.decorateRequest('user', null as unknown as User)
   app.decorateRequest('project', null as unknown as Project)
+  app.decorateRequest('authMethod', null as unknown as 'session')
+  app.addHook('onRequest', async (req, reply) => {
+    const token = req.headers.authorization === undefined ? sessionTokenOf(req) : null
+    if (token === null) return
+    const session = await auth.authenticateSession(token)
+    if (!session) return
+    if (STATE_CHANGING.has(req.method)) checkCsrf(req, token)
+    req.user = session.user
+    req.authMethod = 'session'
+    if (session.extended) setSessionCookies(req, reply, { token, maxAgeSeconds: Math.floor(auth.settings.sessionTtlMs / 1000) })
+  })
   app.addHook('preHandler', async (req) => {
-    req.user = await authenticatePersonal(req, projects)
+    if (!req.user) {
+      req.user = await authenticatePersonal(req, projects)
+      req.authMethod = 'personal_api_key'
+    }
     const projectId = (req.params as Record<string, string> | undefined)?.project_id
     if (projectId !== undefined) req.project = await projects.resolveProjectOfUser(req.user, projectId)
+    if (req.method !== 'GET' && req.method !== 'HEAD' && ADMIN_ONLY_WRITES.has(req.routeOptions.url ?? '')) await auth.requireAdmin(req.user)
   })
 }

@@ -118,6 +118,21 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
       return { user: { ...user, currentProjectId: input.projectIds[0] ?? null }, key }
     },
 
+    /** A new API token for the project (PostHog's `reset_token`); the old one stops working at once. */
+    async resetApiToken(project: Project): Promise<Project> {
+      const updated = await store.updateApiToken(project.id, generateToken('phc_'))
+      byToken.delete(project.apiToken)
+      remember(updated)
+      return updated
+    },
+
+    /** Drops the cached users of personal keys of this user (a key was revoked, the user removed). */
+    forgetPersonalKeysOf(userId: number): void {
+      for (const [hash, user] of userByKeyHash) if (user.id === userId) userByKeyHash.delete(hash)
+    },
+
+    /** The owner made at first start (the CLI acts as this user). */
+    firstUser: () => store.firstUser(),
     listProjects: () => store.listProjects(),
     listProjectsOfUser: (userId: number) => store.listProjectsOfUser(userId),
 

@@ -16,7 +16,10 @@ export interface ProjectStore {
   bootstrap(input: BootstrapInput): Promise<{ organization: Organization; user: User; project: Project }>
   /** Adds a project to the organization; every member of the organization becomes a member of it. */
   createProject(input: { organizationId: number; name: string; apiToken: string }): Promise<Project>
-  createUser(input: { organizationId: number; email: string; firstName: string }): Promise<User>
+  /** A user of the organization, with its membership at `level` (default 1, member). */
+  createUser(input: { organizationId: number; email: string; firstName: string; level?: number }): Promise<User>
+  /** Replaces the project's API token (the old one stops resolving at once). */
+  updateApiToken(projectId: number, apiToken: string): Promise<Project>
   addMember(projectId: number, userId: number, level: number): Promise<void>
   addPersonalKey(userId: number, key: { hash: string; mask: string; label: string }): Promise<void>
   findUserByPersonalKeyHash(hash: string): Promise<User | null>

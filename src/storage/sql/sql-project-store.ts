@@ -10,7 +10,7 @@ const PROJECT_FROM = 'projects p JOIN organizations o ON o.id = p.organization_i
 
 type Row = Record<string, any>
 
-function toUser(r: Row): User {
+export function toUser(r: Row): User {
   return {
     id: r.id,
     uuid: r.uuid,
@@ -38,6 +38,18 @@ function toProject(r: Row): Project {
   }
 }
 
+/** A user and their membership of the organization (1 member, 8 admin, 15 owner). */
+export async function insertUser(q: SqlClient, organizationId: number, email: string, firstName: string, level: number): Promise<User> {
+  refuseNul({ email, first_name: firstName })
+  const uuid = newUuid()
+  const [row] = await q.query(
+    `INSERT INTO users (uuid, distinct_id, email, first_name, organization_id) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+    [uuid, uuid, email, firstName, organizationId],
+  )
+  await q.query('INSERT INTO organization_members (organization_id, user_id, level) VALUES ($1, $2, $3)', [organizationId, row.id, level])
+  return toUser(row)
+}
+
 /** ProjectStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
 export function createSqlProjectStore(db: SqlClient): ProjectStore {
   async function projectById(q: SqlClient, id: number): Promise<Project> {
@@ -52,19 +64,10 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
     )
     await q.query(
       `INSERT INTO project_members (project_id, user_id, level)
-       SELECT $1, id, 8 FROM users WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
+       SELECT $1, user_id, 8 FROM organization_members WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
       [row.id, organizationId],
     )
     return projectById(q, row.id)
-  }
-  async function insertUser(q: SqlClient, organizationId: number, email: string, firstName: string): Promise<User> {
-    refuseNul({ email, first_name: firstName })
-    const uuid = newUuid()
-    const [row] = await q.query(
-      `INSERT INTO users (uuid, distinct_id, email, first_name, organization_id) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-      [uuid, uuid, email, firstName, organizationId],
-    )
-    return toUser(row)
   }
 
   return {
@@ -78,7 +81,7 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
           newUuid(),
           input.organizationName,
         ])
-        const user = await insertUser(tx, org.id, input.user.email, input.user.firstName)
+        const user = await insertUser(tx, org.id, input.user.email, input.user.firstName, 15)
         const project = await insertProject(tx, org.id, input.projectName, input.projectApiToken)
         await tx.query('UPDATE project_members SET level = 15 WHERE user_id = $1', [user.id])
         await tx.query('UPDATE users SET current_project_id = $1 WHERE id = $2', [project.id, user.id])
@@ -94,8 +97,13 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
     async createProject({ organizationId, name, apiToken }) {
       return db.inTransaction((tx) => insertProject(tx, organizationId, name, apiToken))
     },
-    async createUser({ organizationId, email, firstName }) {
-      return insertUser(db, organizationId, email, firstName)
+    async createUser({ organizationId, email, firstName, level = 1 }) {
+      return db.inTransaction((tx) => insertUser(tx, organizationId, email, firstName, level))
+    },
+    async updateApiToken(projectId, apiToken) {
+      refuseNul({ api_token: apiToken })
+      await db.query('UPDATE projects SET api_token = $1, updated_at = now() WHERE id = $2', [apiToken, projectId])
+      return projectById(db, projectId)
     },
     async addMember(projectId, userId, level) {
       await db.query(
