@@ -29,7 +29,7 @@ export function FlagPreview({ flag }: { flag: FlagJson }) {
     queryFn: async () => evaluate(project.api_token, flag.key, await recentDistinctIds(base)),
   })
   return (
-    <Card title="Who gets it: 10 recent people" actions={<button type="button" className="btn small" onClick={() => void result.refetch()}>Re-evaluate</button>}>
+    <Card title="Who gets it: the 10 people seen most recently" actions={<button type="button" className="btn small" onClick={() => void result.refetch()}>Re-evaluate</button>}>
       <Loadable query={result}>
         {(rows) => rows.length === 0 ? <Empty>No events yet, so nobody to preview.</Empty> : (
           <table aria-label="Flag preview">

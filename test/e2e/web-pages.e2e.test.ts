@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { CHROMIUM, hasChromium, launchBrowser } from '../helpers/browser.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { privateApi } from '../helpers/private-api.ts'
+import { axeViolations, screenshot, signInWithKey, startWebTally } from '../helpers/web-app.ts'
+
+// Not a skip: the web app's tests must fail where Chromium is missing.
+assert.ok(hasChromium, `Chromium is needed at ${CHROMIUM} (apt-get install chromium)`)
+
+const DESKTOP = { width: 1280, height: 800 }
+const PHONE = { width: 390, height: 844 }
+
+async function newPage(browser: Browser, viewport = DESKTOP): Promise<Page> {
+  const context = await browser.newContext({ viewport })
+  const page = await context.newPage()
+  page.on('pageerror', (err) => console.error('page error:', err.message))
+  return page
+}
+
+/** Opens a section from the navigation (as a user does) and waits for its heading. */
+async function open(page: Page, link: string, heading: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click()
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor()
+}
+
+async function assertAccessible(page: Page, what: string): Promise<void> {
+  const found = await axeViolations(page)
+  assert.deepEqual(found, [], `${what}: axe-core found serious or critical violations`)
+}
+
+test('web app: each page shows the seeded data, passes axe-core, and its main flows work', async (t) => {
+  const { app, url, seed } = await startWebTally(t)
+  const api = privateApi(app)
+  const browser = await launchBrowser(t)
+  const page = await newPage(browser)
+
+  await t.test('signed out, / leads to the sign-in page', async () => {
+    await page.goto(url)
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+    assert.match(page.url(), /\/login\?next=/)
+    await assertAccessible(page, 'sign-in')
+    await screenshot(page, 'sign-in')
+  })
+
+  await t.test('sign in with a personal API key', async () => {
+    await signInWithKey(page, url, app.personalKey)
+    assert.match(page.url(), /\/activity$/)
+  })
+
+  await t.test('Activity: newest events, details on click, filters, new events arrive without reload', async () => {
+    const table = page.getByRole('table', { name: 'Events' })
+    await table.getByText('checkout started').first().waitFor()
+    assert.ok((await table.getByRole('row').count()) > 20, 'the seeded events are listed')
+    await table.getByRole('button', { name: '$autocapture' }).click()
+    const props = page.getByRole('table', { name: 'Event properties' })
+    await props.getByText('$event_type').waitFor()
+    assert.match(await page.locator('ol.mono').innerText(), /button\.btn\.primary:text="Buy now"/)
+    await assertAccessible(page, 'activity')
+    await screenshot(page, 'activity')
+
+    await page.getByLabel('Event', { exact: true }).fill('checkout started')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await eventually(async () => (await table.getByRole('button', { name: '$pageview' }).count()) === 0)
+    assert.ok((await table.getByRole('button', { name: 'checkout started' }).count()) >= 10)
+    await page.getByRole('button', { name: 'Clear' }).click()
+
+    const res = await app.http.inject({ method: 'POST', url: '/capture/', payload: { api_key: app.projectKey, event: 'arrived live', properties: { distinct_id: 'live-user' } } })
+    assert.equal(res.statusCode, 200)
+    await table.getByRole('button', { name: 'arrived live' }).waitFor({ timeout: 20_000 })
+  })
+
+  await t.test('Feature flags: the seeded flag, create one in the form and see /decide change, toggle it off', async () => {
+    await open(page, 'Feature flags', 'Feature flags')
+    const flags = page.getByRole('table', { name: 'Feature flags' })
+    await flags.getByText(seed.flagKey).waitFor()
+    assert.match(await flags.innerText(), /50% of users/)
+    await assertAccessible(page, 'feature flags')
+    await screenshot(page, 'feature-flags')
+
+    const decide = async (distinctId: string) => {
+      const r = await app.http.inject({ method: 'POST', url: '/decide/?v=3', payload: { api_key: app.projectKey, distinct_id: distinctId } })
+      return (r.json() as { featureFlags: Record<string, unknown> }).featureFlags
+    }
+    assert.equal((await decide('ada@example.com'))['made-in-ui'], undefined)
+    await page.getByRole('link', { name: 'New flag' }).click()
+    await page.getByLabel('Key').fill('made-in-ui')
+    await page.getByLabel('Description').fill('Made in the web app')
+    await page.getByRole('button', { name: 'Add property filter' }).click()
+    await page.getByLabel('Person property').fill('email')
+    await page.getByLabel('Operator').selectOption('icontains')
+    await page.getByLabel('Value', { exact: true }).fill('example.com')
+    await page.getByRole('button', { name: 'Save flag' }).click()
+    await page.getByRole('heading', { name: 'Flag made-in-ui' }).waitFor()
+    await eventually(async () => (await decide('ada@example.com'))['made-in-ui'] === true)
+    assert.equal((await decide('linus@example.org'))['made-in-ui'], false)
+
+    const preview = page.getByRole('table', { name: 'Flag preview' })
+    await preview.getByText('ada@example.com').waitFor()
+    assert.match(await preview.innerText(), /ada@example\.com\s+true/)
+    await assertAccessible(page, 'flag editor')
+    await screenshot(page, 'feature-flag-editor')
+
+    await open(page, 'Feature flags', 'Feature flags')
+    await page.getByRole('switch', { name: 'Enable made-in-ui' }).click()
+    await eventually(async () => (await decide('ada@example.com'))['made-in-ui'] === undefined || (await decide('ada@example.com'))['made-in-ui'] === false)
+  })
+
+  await t.test('Actions: the seeded action with its event count; create one', async () => {
+    await open(page, 'Actions', 'Actions')
+    const table = page.getByRole('table', { name: 'Actions' })
+    const row = table.getByRole('row').filter({ hasText: seed.actionName })
+    const expected = (await api.get('/actions/')).json().results.find((a: { name: string }) => a.name === seed.actionName)
+    const count = (await api.get(`/actions/${expected.id}/count/`)).json().count as number
+    assert.ok(count > 0)
+    await eventually(async () => (await row.innerText()).includes(count.toLocaleString('en-US')))
+    await page.getByRole('button', { name: 'New action' }).click()
+    await page.getByLabel('Name', { exact: true }).fill('Started checkout')
+    await page.getByLabel('Event name').fill('checkout started')
+    await page.getByRole('button', { name: 'Save action' }).click()
+    await table.getByText('Started checkout').waitFor()
+    await assertAccessible(page, 'actions')
+    await screenshot(page, 'actions')
+  })
+
+  await t.test('Cohorts: the seeded cohort; create one from a condition', async () => {
+    await open(page, 'Cohorts', 'Cohorts')
+    const table = page.getByRole('table', { name: 'Cohorts' })
+    await table.getByText(seed.cohortName).waitFor()
+    await page.getByRole('button', { name: 'New cohort' }).click()
+    await page.getByLabel('Name').fill('Pro plan')
+    await page.getByLabel('Person property').fill('plan')
+    await page.getByLabel('Value').fill('pro')
+    await page.getByRole('button', { name: 'Save cohort' }).click()
+    await table.getByText('Pro plan').waitFor()
+    const stored = (await api.get('/cohorts/')).json().results.find((c: { name: string }) => c.name === 'Pro plan')
+    assert.match(JSON.stringify(stored.filters), /"key":"plan".*"value":"pro"/)
+    await assertAccessible(page, 'cohorts')
+    await screenshot(page, 'cohorts')
+  })
+
+  await t.test('Insights: the seeded insight; build and save a trend, add it to a dashboard', async () => {
+    await open(page, 'Insights', 'Insights')
+    await page.getByRole('table', { name: 'Insights' }).getByText(seed.insightName).waitFor()
+    await assertAccessible(page, 'insights list')
+    await page.getByRole('link', { name: 'New insight' }).click()
+    await page.getByLabel('Series').fill('checkout started')
+    await page.getByLabel('Show as').selectOption('ActionsBar')
+    await page.getByLabel('Name').fill('Checkouts per day')
+    await page.getByRole('button', { name: 'Save insight' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Checkouts per day' }).waitFor()
+    const saved = (await api.get('/insights/')).json().results.find((i: { name: string }) => i.name === 'Checkouts per day')
+    assert.equal(saved.query.source.kind, 'TrendsQuery')
+    assert.equal(saved.query.source.series[0].event, 'checkout started')
+    assert.equal(saved.query.source.trendsFilter.display, 'ActionsBar')
+
+    await page.getByLabel('Add to dashboard').selectOption({ label: seed.dashboardName })
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    await page.getByText('Added.').waitFor()
+    const onDashboard = (await api.get(`/dashboards/${seed.dashboardId}/`)).json().tiles.map((tile: { insight: { name: string } | null }) => tile.insight?.name)
+    assert.ok(onDashboard.includes('Checkouts per day'), JSON.stringify(onDashboard))
+    await assertAccessible(page, 'insight editor')
+    await screenshot(page, 'insight-trend')
+  })
+
+  await t.test('Dashboards: tiles and text card, date-range override, move a tile', async () => {
+    await open(page, 'Dashboards', 'Dashboards')
+    await page.getByRole('table', { name: 'Dashboards' }).getByRole('link', { name: seed.dashboardName }).click()
+    await page.getByRole('heading', { level: 1, name: seed.dashboardName }).waitFor()
+    await page.getByRole('link', { name: seed.insightName }).waitFor()
+    await page.getByRole('link', { name: 'Checkouts per day' }).waitFor()
+    await page.getByText('Weekly review: pageviews and checkouts.').waitFor()
+    await page.getByLabel('Date range').selectOption('-30d')
+    await eventually(async () => (await api.get(`/dashboards/${seed.dashboardId}/`)).json().filters.date_from === '-30d')
+    await assertAccessible(page, 'dashboard')
+    await screenshot(page, 'dashboard')
+
+    const note = page.locator('.card').filter({ hasText: 'Weekly review' })
+    await note.getByLabel('Move tile to dashboard').selectOption({ label: 'Marketing' })
+    await eventually(async () => (await api.get(`/dashboards/${seed.otherDashboardId}/`)).json().tiles.some((x: { text: { body: string } | null }) => x.text?.body.startsWith('Weekly review')))
+  })
+
+  await t.test('Settings: project key and snippets, ingestion status and dead letters', async () => {
+    await open(page, 'Settings', 'Settings')
+    assert.equal(await page.getByTestId('project-api-key').innerText(), app.projectKey)
+    assert.match(await page.getByLabel('posthog-js snippet').innerText(), new RegExp(`posthog.init\\('${app.projectKey}', \\{ api_host: '${url}' \\}\\)`))
+    await page.getByRole('tab', { name: 'posthog-python' }).click()
+    assert.match(await page.getByLabel('posthog-python snippet').innerText(), /Posthog\('phc_/)
+    await assertAccessible(page, 'settings')
+    await screenshot(page, 'settings')
+    await page.getByRole('tab', { name: 'Ingestion' }).click()
+    await page.getByText('ready', { exact: true }).waitFor()
+    await page.getByText('No dead letters.').waitFor()
+    assert.match(await page.locator('.card').first().innerText(), /Events processed since start\s+\d+/)
+    await assertAccessible(page, 'ingestion settings')
+    await screenshot(page, 'settings-ingestion')
+  })
+})
+
+test('web app: usable at a phone width, and the first load stays under 300 KB compressed', async (t) => {
+  const { app, url, seed } = await startWebTally(t)
+  const browser = await launchBrowser(t)
+  const page = await newPage(browser, PHONE)
+  let bytes = 0
+  const files: string[] = []
+  page.on('response', async (r) => {
+    if (!/\.(js|css)$/.test(new URL(r.url()).pathname)) return
+    const sizes = await r.request().sizes()
+    bytes += sizes.responseBodySize
+    files.push(`${new URL(r.url()).pathname} ${sizes.responseBodySize} B (${r.headers()['content-encoding'] ?? 'identity'})`)
+  })
+  await signInWithKey(page, url, app.personalKey)
+  await page.getByRole('table', { name: 'Events' }).getByText('checkout started').first().waitFor()
+  console.log(`first load (sign-in + Activity): ${(bytes / 1024).toFixed(1)} KB compressed JS+CSS in ${files.length} files\n  ${files.join('\n  ')}`)
+  assert.ok(bytes > 10_000, 'the measure saw the bundle')
+  assert.ok(bytes < 300 * 1024, `first load ${bytes} B must stay under 300 KB`)
+
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  assert.equal(await nav.isVisible(), false, 'the navigation folds away on a phone')
+  const width = await page.evaluate(() => document.documentElement.scrollWidth)
+  assert.ok(width <= PHONE.width, `no sideways scrolling at 390 px (page is ${width} px wide)`)
+  await assertAccessible(page, 'activity (phone)')
+  await screenshot(page, 'activity-phone')
+  await page.getByRole('button', { name: 'Menu' }).click()
+  await nav.getByRole('link', { name: 'Feature flags' }).click()
+  await page.getByRole('table', { name: 'Feature flags' }).getByText(seed.flagKey).waitFor()
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width)
+  await screenshot(page, 'feature-flags-phone')
+})
