@@ -4,6 +4,7 @@ import { createLogger } from '../shared/logger.ts'
 import { serve } from './serve.ts'
 import { keysCommand, projectsCommand } from './admin-commands.ts'
 import { dlqCommand } from './dlq-command.ts'
+import { usersCommand } from './users-command.ts'
 
 const USAGE = `Usage: tally <command> [options]
 
@@ -12,6 +13,9 @@ Commands:
   keys                      print every project's API key
   keys create-personal      add a personal API key for the owner and print it
   projects create NAME      add a project with its own project API key
+  users create --email E [--password P] [--first-name N] [--role owner|admin|member]
+                            add a user who signs in to the web app (no password: prints a set-password link)
+  users setup-link --email E                a new one-time set-password link for a user
   dlq list [--project N] [--pending]       events the pipeline could not process
   dlq replay [--id N ...] [--project N]    put pending dead letters back on the queue
 
@@ -33,6 +37,10 @@ export async function run(argv: string[], env: Record<string, string | undefined
       id: { type: 'string', multiple: true },
       project: { type: 'string' },
       pending: { type: 'boolean' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'first-name': { type: 'string' },
+      role: { type: 'string' },
     },
   })
   if (values.help) {
@@ -49,6 +57,8 @@ export async function run(argv: string[], env: Record<string, string | undefined
       return keysCommand(config, rest)
     case 'projects':
       return projectsCommand(config, rest)
+    case 'users':
+      return usersCommand(config, rest, { email: values.email, password: values.password, firstName: values['first-name'], role: values.role })
     case 'dlq': {
       const ids = (values.id ?? []).map(Number)
       const projectId = values.project === undefined ? undefined : Number(values.project)

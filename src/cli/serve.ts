@@ -1,15 +1,8 @@
-import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import type { Config } from '../config/load-config.ts'
 import { createApp } from '../app/create-app.ts'
+import { setupLink } from './admin-commands.ts'
 import { installCrashPoints, parseCrashAt } from '../shared/crash-points.ts'
-
-/** The address to print for a link: the bound port, and loopback when listening on every interface. */
-function setupUrl(config: Config, address: AddressInfo | string | null): string {
-  const port = typeof address === 'object' && address !== null ? address.port : config.http.port
-  const host = ['0.0.0.0', '::', ''].includes(config.http.host) ? '127.0.0.1' : config.http.host
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-}
 
 /** `tally serve`: starts everything, prints first-start keys, stops cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, logger: Logger): Promise<number> {
@@ -38,7 +31,9 @@ export async function serve(config: Config, logger: Logger): Promise<number> {
   if (b.created) {
     // Single use, 24 h, stored hashed: where the owner chooses an e-mail and password for the web app.
     const token = await app.services.auth.createSetupToken(b.user?.id)
-    process.stdout.write(`  set up the owner's sign-in (once, within 24 h): ${setupUrl(config, app.http.server.address())}/setup?token=${token}\n\n`)
+    const address = app.http.server.address()
+    const port = typeof address === 'object' && address !== null ? address.port : config.http.port
+    process.stdout.write(`  set up the owner's sign-in (once, within 24 h): ${setupLink({ ...config, http: { ...config.http, port } }, token)}\n\n`)
   }
 
   return new Promise<number>((resolve) => {

@@ -172,6 +172,13 @@ export function createAuthService(deps: { store: AuthStore; projects: ProjectSer
 
     createSetupToken,
 
+    /** A set-up link token for the user with this e-mail (`tally users setup-link`). */
+    async createSetupTokenFor(email: string): Promise<string> {
+      const user = await store.findUserByEmail(email.trim().toLowerCase())
+      if (!user) throw new AppError('not_found', `No user has the e-mail ${email}.`)
+      return createSetupToken(user.id)
+    },
+
     async isSetupTokenValid(token: string): Promise<boolean> {
       return (await store.findSetupToken(hashSecret(token), now())) !== null
     },
