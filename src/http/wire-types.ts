@@ -14,6 +14,7 @@ import type { toProjectJson } from '../modules/projects/project-routes.ts'
 import type { toDeadLetterJson } from '../modules/dead-letters/dead-letter-routes.ts'
 import type { replayDeadLetters } from '../ingestion/replay-dead-letters.ts'
 import type { FlagFilters } from '../domain/flags/flag-types.ts'
+import type { toMeJson, toPersonalKeyJson } from '../modules/auth/user-routes.ts'
 // The route files read `req.user`/`req.project`, declared there: loaded so this file typechecks alone (web/tsconfig.json).
 import type {} from './private-scope.ts'
 
@@ -30,6 +31,8 @@ export type GroupTypeJson = ReturnType<typeof toGroupTypeJson>
 export type InsightJson = ReturnType<typeof toInsightJson>
 export type ProjectJson = ReturnType<typeof toProjectJson>
 export type DeadLetterJson = ReturnType<typeof toDeadLetterJson>
+export type MeJson = ReturnType<typeof toMeJson>
+export type PersonalKeyJson = ReturnType<typeof toPersonalKeyJson> & { value?: string }
 export type ReplayJson = Awaited<ReturnType<typeof replayDeadLetters>>
 
 /** PostHog's list envelope (`paginate` in http/pagination.ts). */

@@ -1,17 +1,7 @@
 import { createContext, useContext } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { api, ApiError, personalKey } from './api.ts'
-import type { ProjectJson } from '../../src/http/wire-types.ts'
-
-/** `GET /api/users/@me/` (PostHog's shape, as far as the app reads it). */
-export interface MeJson {
-  id: number
-  uuid: string
-  email: string
-  first_name: string
-  organization: { id: string; name: string; membership_level: number } | null
-  team: { id: number; name: string; api_token: string; timezone: string } | null
-}
+import type { MeJson, ProjectJson } from '../../src/http/wire-types.ts'
 
 /** Membership levels as PostHog numbers them. */
 export const LEVEL = { member: 1, admin: 8, owner: 15 } as const

@@ -2,18 +2,17 @@ import { useState } from 'react'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { LEVEL, useSession } from '../session.tsx'
+import type { PersonalKeyJson as KeyJson } from '../../../src/http/wire-types.ts'
 import { Ago, Badge, Card, CopyButton, Empty, ErrorBox, Field, Loadable } from '../ui.tsx'
 
-interface KeyJson { id: string; label: string; value?: string; mask_value?: string; created_at: string; last_used_at: string | null; scopes?: string[] }
 interface MemberJson { id: string; level: number; joined_at: string; user: { uuid: string; email: string; first_name: string } }
 interface InviteJson { id: string; target_email: string; level?: number; invite_url?: string; created_at: string }
 
 const LEVEL_NAME: Record<number, string> = { [LEVEL.member]: 'Member', [LEVEL.admin]: 'Admin', [LEVEL.owner]: 'Owner' }
 const results = <T,>(body: T[] | { results: T[] }): T[] => (Array.isArray(body) ? body : body.results)
 
-/** Personal API keys: create (the value is shown once), revoke. */
+/** The signed-in user's own personal API keys: create (the value is shown once), revoke. */
 export function PersonalKeys() {
-  const { canManage } = useSession()
   const queryClient = useQueryClient()
   const keys = useQuery({ queryKey: ['personal-keys'], queryFn: async () => results(await api<KeyJson[] | { results: KeyJson[] }>('/api/personal_api_keys/')) })
   const [label, setLabel] = useState('')
@@ -23,13 +22,12 @@ export function PersonalKeys() {
     onSuccess: async (k) => { setCreated(k); setLabel(''); await queryClient.invalidateQueries({ queryKey: ['personal-keys'] }) },
   })
   const revoke = useMutation({
-    mutationFn: (id: string) => api(`/api/personal_api_keys/${id}/`, { method: 'DELETE' }),
+    mutationFn: (id: number) => api(`/api/personal_api_keys/${id}/`, { method: 'DELETE' }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['personal-keys'] }),
   })
   return (
     <>
-      {canManage && (
-        <Card title="Create a personal API key">
+      <Card title="Create a personal API key">
           <form className="row" onSubmit={(e) => { e.preventDefault(); create.mutate() }}>
             <Field label="Label"><input value={label} onChange={(e) => setLabel(e.target.value)} required /></Field>
             <button className="btn primary" disabled={create.isPending}>Create key</button>
@@ -41,10 +39,9 @@ export function PersonalKeys() {
               <p className="mono" data-testid="new-key">{created.value} <CopyButton text={created.value} /></p>
             </div>
           )}
-        </Card>
-      )}
-      <Card title="Personal API keys">
-        {!canManage && <p className="muted">Only admins and owners can create or revoke keys.</p>}
+      </Card>
+      <Card title="Your personal API keys">
+        <p className="muted">Each key acts as you on the private API. Nobody else sees or revokes your keys.</p>
         {revoke.error && <ErrorBox error={revoke.error} />}
         <Loadable query={keys}>
           {(list) => list.length === 0 ? <Empty>No personal API keys.</Empty> : (
@@ -54,9 +51,9 @@ export function PersonalKeys() {
                 {list.map((k) => (
                   <tr key={k.id}>
                     <td>{k.label}</td>
-                    <td className="mono hide-narrow">{k.mask_value ?? '••••'}</td>
+                    <td className="mono hide-narrow">{k.mask_value}</td>
                     <td>{k.last_used_at ? <Ago iso={k.last_used_at} /> : 'never'}</td>
-                    <td><button type="button" className="btn small danger" disabled={!canManage} onClick={() => revoke.mutate(k.id)} aria-label={`Revoke ${k.label}`}>Revoke</button></td>
+                    <td><button type="button" className="btn small danger" onClick={() => revoke.mutate(k.id)} aria-label={`Revoke ${k.label}`}>Revoke</button></td>
                   </tr>
                 ))}
               </tbody>

@@ -47,6 +47,10 @@ function ProjectSettings() {
     mutationFn: () => api(`${base}/`, { method: 'PATCH', body: { timezone } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
   })
+  const resetKey = useMutation({
+    mutationFn: () => api(`${base}/reset_token/`, { method: 'PATCH' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
+  })
   const code = snippets(project.api_token, window.location.origin)[sdk]
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC']
   return (
@@ -54,6 +58,12 @@ function ProjectSettings() {
       <Card title="Project API key" actions={<CopyButton text={project.api_token} label="Copy key" />}>
         <p className="muted">Write-only: safe to put in your web pages and apps. It can send events and read flags, nothing else.</p>
         <p className="mono" data-testid="project-api-key">{project.api_token}</p>
+        {canManage && (
+          <button type="button" className="btn small danger" disabled={resetKey.isPending} onClick={() => confirm('Reset the project API key? Apps using the old key stop sending events.') && resetKey.mutate()}>
+            Reset key
+          </button>
+        )}
+        {resetKey.error && <ErrorBox error={resetKey.error} />}
       </Card>
       <Card title="Send events" actions={<CopyButton text={code} label="Copy snippet" />}>
         <div className="tabs" role="tablist" aria-label="SDK">

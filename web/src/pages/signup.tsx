@@ -5,9 +5,9 @@ import { api, personalKey } from '../api.ts'
 import { ErrorBox, Field } from '../ui.tsx'
 
 interface InviteCheck {
-  target_email?: string
-  email?: string
-  organization_name?: string
+  valid: boolean
+  target_email: string | null
+  organization_name: string | null
 }
 
 /** Accepting an invitation (`/signup?invite=TOKEN`): a password and a name, then signed in. */
@@ -29,7 +29,7 @@ export default function SignupPage() {
       setError(err)
     }
   }
-  const email = invite.data?.target_email ?? invite.data?.email
+  const email = invite.data?.target_email
   return (
     <main className="auth-page">
       <form className="auth-card" onSubmit={(e) => void submit(e)}>
@@ -37,10 +37,11 @@ export default function SignupPage() {
         <h1>Join {invite.data?.organization_name ?? 'Tally'}</h1>
         {email && <p className="muted">You were invited as <strong>{email}</strong>.</p>}
         {invite.error ? <ErrorBox error={invite.error} /> : null}
+        {invite.data?.valid === false && <ErrorBox error="This invitation was used already or has expired. Ask for a new one." />}
         <Field label="Your first name"><input name="first_name" required autoComplete="given-name" /></Field>
         <Field label="Password" hint="At least 8 characters."><input name="password" type="password" minLength={8} required autoComplete="new-password" /></Field>
         {error != null && <ErrorBox error={error} />}
-        <button className="btn primary wide" disabled={!!invite.error}>Create account</button>
+        <button className="btn primary wide" disabled={!!invite.error || invite.data?.valid === false}>Create account</button>
       </form>
     </main>
   )
