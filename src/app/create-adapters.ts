@@ -12,6 +12,7 @@ import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
+import { createDuckDbQueryEngine } from '../storage/duckdb/query/duckdb-query-engine.ts'
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import type { Stores } from './create-services.ts'
@@ -33,7 +34,7 @@ export interface OpenedStores extends Stores {
 
 /** Opens the configured stores and applies their migrations. The only place that picks adapters. */
 export async function createAdapters(
-  config: Pick<Config, 'storage'>,
+  config: Pick<Config, 'storage'> & Partial<Pick<Config, 'query'>>,
   parts: { events?: boolean; metadataTemplate?: Blob; logger?: Logger } = {},
 ): Promise<OpenedStores> {
   const dir = config.storage.dataDir
@@ -64,6 +65,7 @@ export async function createAdapters(
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
       personOverrides: notOpened('person overrides'),
+      queryEngine: notOpened('query engine'),
       ping: { metadata: () => meta.query('SELECT 1') },
       close: () => meta.close(),
     }
@@ -75,6 +77,8 @@ export async function createAdapters(
   const deadLetters = createDuckDbDeadLetterStore(await duck.connect())
   const actionEvents = createDuckDbActionQueries(await duck.connect())
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
+  // Queries get a pool of their own connections, one per query allowed at once.
+  const queryEngine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: config.query?.concurrency ?? 4 })
   const queue = await openFileEventQueue({
     dir: path.join(dir, 'queue'),
     segmentBytes: config.storage.queueSegmentBytes,
@@ -90,6 +94,7 @@ export async function createAdapters(
     deadLetters,
     actionEvents,
     personOverrides,
+    queryEngine,
     ping: {
       metadata: () => meta.query('SELECT 1'),
       events: () => pingConnection.run('SELECT 1'),

@@ -19,6 +19,8 @@ import { createSqlAuthStore } from '../storage/sql/sql-auth-store.ts'
 import { createAuthService, DEFAULT_AUTH_SETTINGS } from '../modules/auth/auth-service.ts'
 import { createMemberService } from '../modules/auth/member-service.ts'
 import type { Config } from '../config/load-config.ts'
+import type { QueryEngine } from '../modules/query/query-engine.ts'
+import { createQueries } from './create-queries.ts'
 import type { Logger } from 'pino'
 
 export interface Stores {
@@ -30,10 +32,12 @@ export interface Stores {
   deadLetters: DeadLetterStore
   /** Action matching inside the event store. */
   actionEvents: ActionEventReads
+  /** The query API's plans, run on the event store's own query connections. */
+  queryEngine: QueryEngine
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'>) {
+export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query'>>) {
   const projects = createProjectService(createSqlProjectStore(stores.meta))
   const authStore = createSqlAuthStore(stores.meta)
   const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth } })
@@ -48,7 +52,8 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
   })
-  return { projects, auth, members, insights, dashboards, actions, ...flags, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  const queries = createQueries(stores, { actions, cohorts: flags.cohorts, meta: stores.meta }, config?.query)
+  return { projects, auth, members, insights, dashboards, actions, ...flags, queries, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -31,6 +31,8 @@ export interface Config {
    * `warmPersonCache`: fill it with the most recent persons in the background at start-up.
    */
   readonly flags: { readonly personCacheEntries: number; readonly warmPersonCache: boolean }
+  /** Query API guards: queries computing at once (429 past it), time limit per statement, rows per statement. */
+  readonly query: { readonly concurrency: number; readonly timeoutMs: number; readonly maxRows: number }
   /**
    * Sign-in: failed attempts allowed per client address and per e-mail within the window before 429;
    * how long an unused session lives (each use pushes its end back).
@@ -132,6 +134,11 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       retryMinMs: int('TALLY_INGEST_RETRY_MIN_MS', env.TALLY_INGEST_RETRY_MIN_MS, 250, 1, 600_000),
       retryMaxMs: int('TALLY_INGEST_RETRY_MAX_MS', env.TALLY_INGEST_RETRY_MAX_MS, 30_000, 1, 3_600_000),
       isolateAfterAttempts: int('TALLY_INGEST_ISOLATE_AFTER', env.TALLY_INGEST_ISOLATE_AFTER, 3, 1, 1000),
+    },
+    query: {
+      concurrency: int('TALLY_QUERY_CONCURRENCY', env.TALLY_QUERY_CONCURRENCY, 4, 1, 256),
+      timeoutMs: int('TALLY_QUERY_TIMEOUT_MS', env.TALLY_QUERY_TIMEOUT_MS, 30_000, 1, 3_600_000),
+      maxRows: int('TALLY_QUERY_MAX_ROWS', env.TALLY_QUERY_MAX_ROWS, 500_000, 1),
     },
     flags: {
       personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),

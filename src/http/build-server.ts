@@ -23,6 +23,8 @@ import type { FeatureFlagService } from '../modules/feature-flags/feature-flag-s
 import type { CohortService } from '../modules/cohorts/cohort-service.ts'
 import type { GroupTypeService } from '../modules/group-types/group-type-service.ts'
 import type { DecideService } from '../modules/decide/decide-service.ts'
+import type { QueryService } from '../modules/query/query-service.ts'
+import { queryRoutes } from '../modules/query/query-routes.ts'
 import type { DefinitionsCache } from '../modules/decide/flag-definitions.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { captureRoutes } from '../modules/capture/capture-routes.ts'
@@ -55,6 +57,7 @@ export interface ServerServices {
   cohorts: CohortService
   groupTypes: GroupTypeService
   decide: DecideService
+  queries: QueryService
   flagDefinitions: DefinitionsCache
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
@@ -139,6 +142,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(memberRoutes, { members: services.members })
     await privateScope.register(eventRoutes, { events: services.eventReads })
     await privateScope.register(insightRoutes, { insights: services.insights })
+    await privateScope.register(queryRoutes, { queries: services.queries })
     await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })
     await privateScope.register(actionRoutes, { actions: services.actions })
     await privateScope.register(featureFlagRoutes, { flags: services.featureFlags })

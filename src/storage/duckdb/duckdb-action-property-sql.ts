@@ -3,6 +3,7 @@ import { parseRustFloat } from '../../domain/properties/property-date.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { asciiLowercase, isTruthy, isTruthyOrFalsy, toPropertyString } from '../../domain/properties/property-string.ts'
 import { AppError } from '../../shared/errors.ts'
+import { SQL_OPERATORS } from '../../domain/query/sql-operators.ts'
 import { literal, type SqlParams } from './duckdb-action-elements-sql.ts'
 
 /**
@@ -32,11 +33,7 @@ export function jsonSource(column: string, key: string, params: SqlParams): Valu
 }
 
 /** Operators the SQL compiles; `is_date_*` and `semver_*` are left out (they throw `not_implemented`). */
-export const SQL_PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'starts_with', 'not_starts_with',
-  'ends_with', 'not_ends_with', 'icontains_multi', 'not_icontains_multi', 'regex', 'not_regex',
-  'gt', 'gte', 'lt', 'lte', 'between', 'not_between',
-] as const
+export const SQL_PROPERTY_OPERATORS = SQL_OPERATORS
 
 const ASCII_LOWER = `'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'`
 const RUST_F64 = '(?i)^[+-]?(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)$'

@@ -82,7 +82,7 @@ function elementFieldsSql(step: ActionStepDefinition, params: SqlParams): string
   return anyElement(all.join(' AND '))
 }
 
-function stepFilterSql(filter: PropertyFilter, params: SqlParams): { condition: string; needsElements: boolean } {
+export function stepFilterSql(filter: PropertyFilter, params: SqlParams): { condition: string; needsElements: boolean } {
   if (!isUsableFilter(filter)) return { condition: 'FALSE', needsElements: false }
   const type = filter.type ?? 'event'
   if (type === 'event') return { condition: propertyFilterSql(filter, jsonSource('properties', filter.key, params), params), needsElements: false }

@@ -1,0 +1,96 @@
+import type { ActionStepDefinition } from '../actions/match-action.ts'
+import type { PropertyFilter } from '../properties/property-filter.ts'
+import type { Interval } from './date-range.ts'
+
+/**
+ * The intermediate form of every query kind: a small relational plan that a storage dialect
+ * compiles to SQL (DuckDB now; ClickHouse later). It names what to compute, never how a dialect
+ * spells it: JSON extraction, time zones, quantiles and uniq counts are the dialect's business.
+ * Literals are bound parameters in every dialect; no user text is spliced into SQL.
+ */
+export type Expr =
+  /** A column of the relation the plan reads (for `events`: uuid, event, distinct_id, timestamp, elements_chain, group_0..4). */
+  | { op: 'column'; name: string }
+  /** A bound constant. */
+  | { op: 'literal'; value: string | number | boolean | null }
+  /** A bound instant (TIMESTAMPTZ). */
+  | { op: 'time'; value: Date }
+  /** A property of the event (`event`), of its person as on the event (`person`), as text; NULL when absent. */
+  | { op: 'property'; source: 'event' | 'person'; key: string }
+  /** The raw JSON of the event's `properties` or its person's. */
+  | { op: 'properties'; source: 'event' | 'person' }
+  /** The event's person after merges (persons on events + the override table). */
+  | { op: 'person_id' }
+  /** Text to a double, NULL when it is not a number. */
+  | { op: 'to_number'; arg: Expr }
+  /** Start of the interval holding the instant, in the zone (a TIMESTAMPTZ). */
+  | { op: 'bucket'; interval: Interval; timeZone: string; arg: Expr }
+  /** An instant moved by `n` intervals on the wall clock of the zone. */
+  | { op: 'shift'; interval: Interval; n: number | Expr; timeZone: string; arg: Expr }
+  /** Milliseconds since the epoch of an instant (a BIGINT), for keys that JavaScript compares. */
+  | { op: 'epoch_ms'; arg: Expr }
+  | { op: 'aggregate'; fn: AggregateFn; arg?: Expr; distinct?: boolean; quantile?: number }
+  | { op: 'binary'; fn: BinaryFn; left: Expr; right: Expr }
+  | { op: 'and' | 'or'; args: Expr[] }
+  | { op: 'not'; arg: Expr }
+  | { op: 'is_null'; arg: Expr }
+  | { op: 'in'; arg: Expr; values: Array<string | number> }
+  | { op: 'case'; when: Array<[Expr, Expr]>; else: Expr }
+  | { op: 'coalesce'; args: Expr[] }
+  | { op: 'to_text'; arg: Expr }
+  /** A window function over the relation (`lag`, `lead`, or an aggregate), partitioned and ordered. */
+  | { op: 'window'; fn: 'lag' | 'lead' | 'row_number' | 'dense_rank' | AggregateFn; arg?: Expr; partitionBy: Expr[]; orderBy: Array<{ expr: Expr; desc?: boolean }> }
+  /** A property filter with the shared operator semantics (`domain/properties`), on the event or its person. */
+  | { op: 'property_filter'; filter: PropertyFilter }
+  /** Whether the event matches an action (OR over its steps). */
+  | { op: 'action'; steps: readonly ActionStepDefinition[] }
+
+export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'arg_max'
+export type BinaryFn = '=' | '!=' | '<' | '<=' | '>' | '>=' | '+' | '-' | '*' | '/'
+
+export interface SelectItem {
+  alias: string
+  expr: Expr
+}
+
+/**
+ * A relation: the project's events, another plan's rows, or another plan's rows each repeated
+ * `times` times with a column `k` = 0..times-1 beside them (rolling windows: a person active on a
+ * day counts for the `times` days that follow).
+ */
+export type Source = { kind: 'events' } | { kind: 'plan'; plan: Plan } | { kind: 'spread'; plan: Plan; times: number }
+
+/**
+ * `SELECT select FROM source WHERE where GROUP BY groupBy HAVING having ORDER BY orderBy LIMIT OFFSET`.
+ * On `events` the project filter (and the persons join when `person_id` is read) is always added by
+ * the compiler: a plan cannot read another project's rows.
+ */
+export interface Plan {
+  source: Source
+  select: SelectItem[]
+  where?: Expr
+  groupBy?: Expr[]
+  having?: Expr
+  orderBy?: Array<{ expr: Expr; desc?: boolean }>
+  limit?: number
+  offset?: number
+}
+
+export const col = (name: string): Expr => ({ op: 'column', name })
+export const lit = (value: string | number | boolean | null): Expr => ({ op: 'literal', value })
+export const and = (...args: Array<Expr | undefined>): Expr | undefined => {
+  const present = args.filter((a): a is Expr => a !== undefined)
+  return present.length === 0 ? undefined : present.length === 1 ? present[0] : { op: 'and', args: present }
+}
+export const eq = (left: Expr, right: Expr): Expr => ({ op: 'binary', fn: '=', left, right })
+export const count = (): Expr => ({ op: 'aggregate', fn: 'count' })
+export const fromEvents = (): Source => ({ kind: 'events' })
+export const fromPlan = (plan: Plan): Source => ({ kind: 'plan', plan })
+
+/** `timestamp` in `[from, to)`. */
+export function timeBetween(from: Date, to: Date): Expr {
+  return and(
+    { op: 'binary', fn: '>=', left: col('timestamp'), right: { op: 'time', value: from } },
+    { op: 'binary', fn: '<', left: col('timestamp'), right: { op: 'time', value: to } },
+  )!
+}

@@ -1,0 +1,118 @@
+import { validationError } from '../../shared/errors.ts'
+import { INTERVALS, type DateRangeInput, type Interval } from './date-range.ts'
+import { readArray, readChoice, readFlag, readInteger, readNode, readText, type Node } from './query-fields.ts'
+
+export const MATHS = [
+  'total', 'dau', 'weekly_active', 'monthly_active', 'unique_group',
+  'sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99',
+] as const
+export type MathType = (typeof MATHS)[number]
+export const PROPERTY_MATHS: readonly MathType[] = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99']
+
+/** Displays that show one number per series over the whole range (PostHog's aggregated displays). */
+export const AGGREGATED_DISPLAYS = ['BoldNumber', 'ActionsPie', 'ActionsTable', 'WorldMap', 'ActionsBarValue']
+
+/** One series of a trends/stickiness/lifecycle query: an event (null = all events) or an action. */
+export interface Series {
+  kind: 'EventsNode' | 'ActionsNode'
+  /** Event name (EventsNode; null = all events) or action id (ActionsNode). */
+  event: string | null
+  actionId: number | null
+  name: string | null
+  customName: string | null
+  math: MathType
+  mathProperty: string | null
+  mathGroupTypeIndex: number | null
+  properties: unknown
+  /** The node as sent, echoed in each result's `action`. */
+  raw: Node
+}
+
+export interface Breakdown {
+  /** Property key. */
+  key: string
+  type: 'event' | 'person'
+  limit: number
+}
+
+export interface TrendsQuery {
+  series: Series[]
+  interval: Interval
+  dateRange: DateRangeInput | undefined
+  properties: unknown
+  breakdown: Breakdown | null
+  display: string
+  formula: string | null
+  compare: boolean
+}
+
+/** Reads one series node (`EventsNode`/`ActionsNode`); `attr` is its path (`query.series.0`). */
+export function readSeries(v: unknown, attr: string, opts: { maths: readonly MathType[] } = { maths: MATHS }): Series {
+  const node = readNode(v, attr)
+  const kind = readChoice(node.kind, `${attr}.kind`, ['EventsNode', 'ActionsNode'] as const)
+  const math = readChoice(node.math, `${attr}.math`, opts.maths, 'total')
+  const mathProperty = readText(node.math_property, `${attr}.math_property`, { optional: true }) ?? null
+  if (PROPERTY_MATHS.includes(math) && !mathProperty) throw validationError(`${attr}.math_property`, `math "${math}" needs a math_property.`, 'required')
+  const mathGroupTypeIndex = readInteger(node.math_group_type_index, `${attr}.math_group_type_index`, { min: 0, max: 4 }) ?? null
+  if (math === 'unique_group' && mathGroupTypeIndex === null) throw validationError(`${attr}.math_group_type_index`, 'math "unique_group" needs a math_group_type_index.', 'required')
+  const event = kind === 'EventsNode' ? (readText(node.event, `${attr}.event`, { nullable: true }) ?? null) : null
+  const actionId = kind === 'ActionsNode' ? readInteger(node.id, `${attr}.id`, { min: 1 }) ?? null : null
+  if (kind === 'ActionsNode' && actionId === null) throw validationError(`${attr}.id`, 'This field is required.', 'required')
+  if (node.properties !== undefined && node.properties !== null) readArray(node.properties, `${attr}.properties`)
+  return {
+    kind, event, actionId, math, mathProperty, mathGroupTypeIndex, raw: node,
+    name: readText(node.name, `${attr}.name`, { nullable: true }) ?? null,
+    customName: readText(node.custom_name, `${attr}.custom_name`, { nullable: true }) ?? null,
+    properties: [...(Array.isArray(node.properties) ? node.properties : []), ...(Array.isArray(node.fixedProperties) ? node.fixedProperties : [])],
+  }
+}
+
+export function readDateRange(v: unknown, attr: string): DateRangeInput | undefined {
+  const node = readNode(v, attr, { optional: true })
+  if (!node) return undefined
+  return {
+    date_from: readText(node.date_from, `${attr}.date_from`, { nullable: true }),
+    date_to: readText(node.date_to, `${attr}.date_to`, { nullable: true }),
+    explicitDate: readFlag(node.explicitDate, `${attr}.explicitDate`),
+  }
+}
+
+export function readInterval(v: unknown, attr: string): Interval {
+  return readChoice(v, attr, INTERVALS, 'day')
+}
+
+/** Reads PostHog's `breakdownFilter` (one event or person property; 25 values by default, the rest as "other"). */
+export function readBreakdown(v: unknown, attr: string): Breakdown | null {
+  const node = readNode(v, attr, { optional: true })
+  if (!node || node.breakdown === undefined || node.breakdown === null) {
+    if (node && Array.isArray(node.breakdowns) && node.breakdowns.length > 0) throw validationError(`${attr}.breakdowns`, 'Multiple breakdowns are not supported yet.', 'invalid_input')
+    return null
+  }
+  const type = readChoice(node.breakdown_type, `${attr}.breakdown_type`, ['event', 'person', 'group', 'cohort', 'session', 'hogql', 'data_warehouse', 'data_warehouse_person_property', 'event_metadata'] as const, 'event')
+  if (type !== 'event' && type !== 'person') {
+    throw validationError(`${attr}.breakdown_type`, `Breakdowns of type "${type}" are not supported yet (event, person).`, 'invalid_choice')
+  }
+  const key = readText(node.breakdown, `${attr}.breakdown`)!
+  const limit = readInteger(node.breakdown_limit, `${attr}.breakdown_limit`, { min: 1, max: 1000, fallback: 25 })!
+  return { key, type, limit }
+}
+
+/** Reads a `TrendsQuery` node; errors name the field under `query.` as PostHog's schema validation does. */
+export function readTrendsQuery(node: Node, attr = 'query'): TrendsQuery {
+  const series = readArray(node.series, `${attr}.series`).map((s, i) => readSeries(s, `${attr}.series.${i}`))
+  if (series.length === 0) throw validationError(`${attr}.series`, 'At least one series is required.', 'required')
+  const trendsFilter = readNode(node.trendsFilter, `${attr}.trendsFilter`, { optional: true }) ?? {}
+  const compareFilter = readNode(node.compareFilter, `${attr}.compareFilter`, { optional: true }) ?? {}
+  const formulas = Array.isArray(trendsFilter.formulas) ? trendsFilter.formulas : []
+  const formula = readText(trendsFilter.formula ?? formulas[0], `${attr}.trendsFilter.formula`, { nullable: true }) || null
+  return {
+    series,
+    interval: readInterval(node.interval, `${attr}.interval`),
+    dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
+    properties: node.properties,
+    breakdown: readBreakdown(node.breakdownFilter, `${attr}.breakdownFilter`),
+    display: readText(trendsFilter.display, `${attr}.trendsFilter.display`, { nullable: true }) ?? 'ActionsLineGraph',
+    formula,
+    compare: readFlag(compareFilter.compare, `${attr}.compareFilter.compare`),
+  }
+}

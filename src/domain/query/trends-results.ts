@@ -1,0 +1,103 @@
+import { bucketDay, bucketLabel, type ResolvedRange } from './date-range.ts'
+import { evaluateFormula, type Formula } from './formula.ts'
+import type { Series } from './trends-query.ts'
+
+/** One aggregated row of a series plan. */
+export interface SeriesRow {
+  bucket: number
+  breakdown_value: string
+  value: number | null
+}
+
+/** A trends result series with PostHog's keys. */
+export type TrendsResult = Record<string, unknown> & { data: number[]; breakdown_value?: string; aggregated_value?: number; label: string; count: number }
+
+export function seriesLabel(series: Series, actionName: string | null): string {
+  if (series.customName) return series.customName
+  if (series.kind === 'ActionsNode') return actionName ?? series.name ?? `Action ${series.actionId}`
+  return series.event ?? 'All events'
+}
+
+/** PostHog's `action` object of a result: which series it is and how it was counted. */
+export function actionJson(series: Series, order: number, label: string) {
+  return {
+    id: series.kind === 'ActionsNode' ? series.actionId : series.event,
+    type: series.kind === 'ActionsNode' ? 'actions' : 'events',
+    order,
+    name: label,
+    custom_name: series.customName,
+    math: series.math,
+    math_property: series.mathProperty,
+    math_hogql: null,
+    math_group_type_index: series.mathGroupTypeIndex,
+    properties: Array.isArray(series.raw.properties) ? series.raw.properties : [],
+  }
+}
+
+const round = (v: number | null): number => (v === null || !Number.isFinite(v) ? 0 : v)
+
+/**
+ * The store's rows of one series shaped as PostHog's results: one result per breakdown value (in
+ * `breakdownOrder`), each bucket of the range present (0 where the store had no row).
+ */
+export function shapeSeries(opts: {
+  series: Series
+  order: number
+  label: string
+  rows: readonly SeriesRow[]
+  range: ResolvedRange
+  breakdownOrder: readonly string[] | null
+  aggregated: boolean
+  compareLabel?: 'current' | 'previous'
+}): TrendsResult[] {
+  const { range, series } = opts
+  const days = range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone))
+  const labels = range.buckets.map((b) => bucketLabel(b, range.interval, range.timeZone))
+  const index = new Map(range.buckets.map((b, i) => [b.getTime(), i]))
+  const byValue = new Map<string, SeriesRow[]>()
+  for (const r of opts.rows) byValue.set(r.breakdown_value, [...(byValue.get(r.breakdown_value) ?? []), r])
+  const values = opts.breakdownOrder ?? ['']
+  return values.map((value) => {
+    const rows = byValue.get(value) ?? []
+    const compare = opts.compareLabel ? { compare: true, compare_label: opts.compareLabel } : {}
+    const label = opts.breakdownOrder ? `${opts.label} - ${value}` : opts.label
+    const common = { action: actionJson(series, opts.order, opts.label), label, ...compare, ...(opts.breakdownOrder ? { breakdown_value: value } : {}), filter: {} }
+    if (opts.aggregated) {
+      const aggregated = round(rows[0]?.value ?? 0)
+      return { ...common, aggregated_value: aggregated, count: aggregated, data: [], days, labels }
+    }
+    const data = range.buckets.map(() => 0)
+    for (const r of rows) {
+      const i = index.get(r.bucket)
+      if (i !== undefined) data[i] = round(r.value)
+    }
+    return { ...common, data, days, labels, count: data.reduce((a, b) => a + b, 0) }
+  })
+}
+
+/**
+ * Results combined by a formula: one result per breakdown value (and compare period), its data the
+ * formula over the series' values at each point. Series missing a breakdown value count as 0.
+ */
+export function applyFormula(results: TrendsResult[][], formula: Formula, text: string, aggregated: boolean): TrendsResult[] {
+  const groups = new Map<string, Array<TrendsResult | undefined>>()
+  results.forEach((perSeries, s) => {
+    for (const r of perSeries) {
+      const key = `${String(r.compare_label ?? '')}\u0000${r.breakdown_value ?? ''}`
+      const slot = groups.get(key) ?? results.map(() => undefined)
+      slot[s] = r
+      groups.set(key, slot)
+    }
+  })
+  return [...groups.values()].map((slot) => {
+    const first = slot.find((r) => r !== undefined)!
+    const base = { ...first, action: null, label: `Formula (${text})`, filter: {} }
+    if (first.breakdown_value !== undefined) base.label = `Formula (${text}) - ${first.breakdown_value}`
+    if (aggregated) {
+      const value = evaluateFormula(formula, slot.map((r) => r?.aggregated_value ?? 0))
+      return { ...base, aggregated_value: value, count: value }
+    }
+    const data = first.data.map((_, i) => evaluateFormula(formula, slot.map((r) => r?.data[i] ?? 0)))
+    return { ...base, data, count: data.reduce((a, b) => a + b, 0) }
+  })
+}

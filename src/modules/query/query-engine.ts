@@ -1,0 +1,33 @@
+import type { Plan } from '../../domain/query/query-plan.ts'
+
+/** Rows of a query as plain JavaScript values: numbers (BIGINTs that fit), strings, booleans, Dates, null. */
+export interface QueryRows {
+  columns: string[]
+  /** The engine's type name of each column (`VARCHAR`, `BIGINT`, `TIMESTAMP WITH TIME ZONE`...). */
+  types: string[]
+  rows: Record<string, unknown>[]
+}
+
+/** The guards every statement runs under. */
+export interface RunGuards {
+  /** Interrupts the statement in the engine when aborted (the client went away). */
+  signal?: AbortSignal
+  /** Interrupts the statement past this many milliseconds (`query_timeout`). */
+  timeoutMs: number
+  /** More rows than this is an error rather than a silently cut answer. */
+  maxRows: number
+}
+
+/**
+ * The port the query runners compute through: plans compiled by the event store's dialect and run
+ * on connections of their own (never the ingestion writer's). Methods throw `AppError`
+ * `query_timeout` when interrupted by the time limit, `validation_error` past `maxRows`.
+ */
+export interface QueryEngine {
+  run(projectId: number, plan: Plan, guards: RunGuards): Promise<QueryRows>
+  /**
+   * Statements compiled elsewhere for this engine (HogQL's translator, funnel SQL) under the same
+   * guards. The project filter is the compiler's duty; values are always bound.
+   */
+  runSql(sql: string, values: readonly (string | number | boolean | null)[], guards: RunGuards): Promise<QueryRows>
+}

@@ -1,0 +1,62 @@
+import { resolveDateRange, type DateRangeInput, type Interval, type ResolvedRange } from '../../domain/query/date-range.ts'
+import { cohortIdsOf, filtersToExpr, type QueryCohort } from '../../domain/query/filter-expr.ts'
+import { and, col, eq, fromEvents, lit, type Expr } from '../../domain/query/query-plan.ts'
+import type { Series } from '../../domain/query/trends-query.ts'
+import { formatWall, toWallTime } from '../../domain/query/zoned-time.ts'
+import type { QueryContext } from './query-context.ts'
+
+/** The cohorts the filters name, loaded once per query (a missing one is a 400 naming its filter). */
+export async function loadCohorts(ctx: QueryContext, filterLists: unknown[]): Promise<Map<number, QueryCohort>> {
+  const cohorts = new Map<number, QueryCohort>()
+  const pending = filterLists.flatMap(cohortIdsOf)
+  // Dynamic cohorts may name other cohorts: load those too (bounded).
+  for (let i = 0; i < pending.length && cohorts.size < 100; i++) {
+    const id = pending[i]!
+    if (cohorts.has(id)) continue
+    const cohort = await ctx.cohort(id, 'query.properties')
+    cohorts.set(id, cohort)
+    if (cohort.properties) pending.push(...cohortIdsOf(cohort.properties))
+  }
+  return cohorts
+}
+
+/** The query's range in the project's zone; `date_from: 'all'` starts at the project's first event. */
+export async function resolveRange(ctx: QueryContext, input: DateRangeInput | undefined, interval: Interval, defaultFrom?: string): Promise<ResolvedRange> {
+  let earliest: Date | null = null
+  if (input?.date_from === 'all') {
+    const { rows } = await ctx.run({ source: fromEvents(), select: [{ alias: 'first', expr: { op: 'aggregate', fn: 'min', arg: col('timestamp') } }] })
+    earliest = (rows[0]?.first as Date | null) ?? null
+  }
+  return resolveDateRange(input, interval, { now: ctx.now, timeZone: ctx.timeZone, earliest, defaultFrom }, 'query.dateRange')
+}
+
+/** PostHog's `resolved_date_range`: the range's ends as local ISO times of the project's zone. */
+export function resolvedRangeJson(range: ResolvedRange) {
+  const local = (d: Date) => formatWall(toWallTime(d, range.timeZone), true).replace(' ', 'T')
+  return { date_from: local(range.from), date_to: local(new Date(range.to.getTime() - 1000)) }
+}
+
+/**
+ * Which events a series counts: its event (or action), its own property filters and the query's.
+ * An action series also gives the action's name for labels.
+ */
+export async function seriesMatch(
+  ctx: QueryContext,
+  series: Series,
+  attr: string,
+  queryProperties: unknown,
+  cohorts: ReadonlyMap<number, QueryCohort>,
+): Promise<{ match: Expr | undefined; actionName: string | null }> {
+  let what: Expr | undefined
+  let actionName: string | null = null
+  if (series.kind === 'ActionsNode') {
+    const action = await ctx.action(series.actionId!, `${attr}.id`)
+    actionName = action.name
+    what = { op: 'action', steps: action.steps }
+  } else if (series.event !== null) {
+    what = eq(col('event'), lit(series.event))
+  }
+  const own = filtersToExpr(series.properties, `${attr}.properties`, cohorts)
+  const shared = filtersToExpr(queryProperties, 'query.properties', cohorts)
+  return { match: and(what, own, shared), actionName }
+}

@@ -1,0 +1,10 @@
+import type { QueryRunner } from './query-context.ts'
+import { runTrendsQuery } from './run-trends-query.ts'
+
+/**
+ * The query kinds `POST /api/projects/:id/query/` answers, by PostHog's `kind`: one line per kind.
+ * A kind not listed is a 400 naming `kind`.
+ */
+export const QUERY_KINDS: Readonly<Record<string, QueryRunner>> = {
+  TrendsQuery: runTrendsQuery,
+}

@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto'
+import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
+import type { QueryCohort } from '../../domain/query/filter-expr.ts'
+import { readNode } from '../../domain/query/query-fields.ts'
+import { AppError, validationError } from '../../shared/errors.ts'
+import { systemClock, type Clock } from '../../shared/clock.ts'
+import type { Project } from '../projects/project-types.ts'
+import type { QueryContext, QueryNode, QueryResult, QueryRunner } from './query-context.ts'
+import type { QueryEngine } from './query-engine.ts'
+
+export interface QueryLimits {
+  /** Queries computing at once in this process; one more is a 429. */
+  concurrency: number
+  /** Per statement, in the event store (interrupted past it). */
+  timeoutMs: number
+  /** Rows one statement may return. */
+  maxRows: number
+}
+
+/** Metadata a query reads besides events: action steps and cohort definitions (null when not the project's). */
+export interface QueryLookups {
+  action(project: Project, id: number): Promise<{ name: string; steps: readonly ActionStepDefinition[] } | null>
+  cohort(project: Project, id: number): Promise<QueryCohort | null>
+}
+
+/** Wrappers PostHog stores insights in (`InsightVizNode`, `DataTableNode`...): their `source` is the query. */
+const WRAPPERS = new Set(['InsightVizNode', 'DataTableNode', 'DataVisualizationNode'])
+
+/** PostHog's response envelope around a kind's own fields. */
+export type QueryResponse = QueryResult & { is_cached: boolean; last_refresh: string; timezone: string; cache_key: string }
+
+/** The inner query of a node (wrappers unwrapped) with its kind; 400 naming `query.kind` when missing. */
+export function unwrapQuery(v: unknown, attr = 'query'): { node: QueryNode; kind: string } {
+  let node = readNode(v, attr)
+  let path = attr
+  for (let depth = 0; typeof node.kind === 'string' && WRAPPERS.has(node.kind) && depth < 3; depth++) {
+    path = `${path}.source`
+    node = readNode(node.source, path)
+  }
+  if (typeof node.kind !== 'string') throw validationError(`${path}.kind`, 'This field is required.', 'required')
+  return { node, kind: node.kind }
+}
+
+/** A stable key of a query (what `cache_key` shows and insight caches compare). */
+export function queryCacheKey(projectId: number, node: QueryNode, timeZone: string): string {
+  return `cache_${createHash('sha256').update(JSON.stringify([projectId, timeZone, node])).digest('hex').slice(0, 32)}`
+}
+
+/**
+ * Runs PostHog queries: dispatch by `kind` to the runners, with a per-process concurrency limit
+ * (429 past it) and each statement under the time and row limits, cancelled when `signal` aborts.
+ */
+export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLookups; limits: QueryLimits; kinds: Readonly<Record<string, QueryRunner>>; clock?: Clock }) {
+  const { engine, lookups, limits, kinds } = deps
+  const clock = deps.clock ?? systemClock
+  let active = 0
+
+  function contextFor(project: Project, signal: AbortSignal | undefined): QueryContext {
+    const guards = { signal, timeoutMs: limits.timeoutMs, maxRows: limits.maxRows }
+    return {
+      project,
+      timeZone: project.timezone || 'UTC',
+      now: new Date(clock.now()),
+      engine,
+      guards,
+      run: (plan) => engine.run(project.id, plan, guards),
+      async action(id, attr) {
+        return (await lookups.action(project, id)) ?? Promise.reject(validationError(attr, `Action ${id} does not exist.`, 'does_not_exist'))
+      },
+      async cohort(id, attr) {
+        return (await lookups.cohort(project, id)) ?? Promise.reject(validationError(attr, `Cohort ${id} does not exist.`, 'cohort_does_not_exist'))
+      },
+    }
+  }
+
+  return {
+    /** Computes a query (or a wrapper's source) now; the answer carries PostHog's envelope. */
+    async run(project: Project, query: unknown, opts: { signal?: AbortSignal } = {}): Promise<QueryResponse> {
+      const { node, kind } = unwrapQuery(query)
+      const runner = kinds[kind]
+      if (!runner) throw validationError('query.kind', `Unknown query kind "${kind}" (known: ${Object.keys(kinds).join(', ')}).`, 'invalid_choice')
+      if (active >= limits.concurrency) {
+        throw new AppError('rate_limited', `Too many queries are running (${limits.concurrency} at most): try again shortly.`)
+      }
+      active++
+      try {
+        const ctx = contextFor(project, opts.signal)
+        const result = await runner(ctx, node)
+        const now = new Date(clock.now()).toISOString()
+        return {
+          ...result,
+          is_cached: false,
+          last_refresh: now,
+          next_allowed_client_refresh: now,
+          cache_key: queryCacheKey(project.id, node, ctx.timeZone),
+          timezone: ctx.timeZone,
+          query_status: null,
+          error: null,
+          timings: [],
+          modifiers: {},
+        }
+      } finally {
+        active--
+      }
+    },
+  }
+}
+
+export type QueryService = ReturnType<typeof createQueryService>

@@ -1,0 +1,68 @@
+import { previousPeriod, type ResolvedRange } from '../../domain/query/date-range.ts'
+import { parseFormula } from '../../domain/query/formula.ts'
+import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, seriesPlan, topBreakdownsPlan } from '../../domain/query/trends-plan.ts'
+import { AGGREGATED_DISPLAYS, readTrendsQuery, type Series, type TrendsQuery } from '../../domain/query/trends-query.ts'
+import { applyFormula, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
+import type { Expr } from '../../domain/query/query-plan.ts'
+import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
+import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch } from './query-helpers.ts'
+
+/** `TrendsQuery`: one result per series (per breakdown value, per compared period), or the formula's. */
+export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
+  const q = readTrendsQuery(node)
+  const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
+  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const aggregated = AGGREGATED_DISPLAYS.includes(q.display)
+  const formula = q.formula ? parseFormula(q.formula, q.series.length, 'query.trendsFilter.formula') : null
+  const periods: Array<[ResolvedRange, 'current' | 'previous' | undefined]> = q.compare
+    ? [[range, 'current'], [previousPeriod(range), 'previous']]
+    : [[range, undefined]]
+  const perSeries: TrendsResult[][] = []
+  for (const [i, series] of q.series.entries()) {
+    const { match, actionName } = await seriesMatch(ctx, series, `query.series.${i}`, q.properties, cohorts)
+    const label = seriesLabel(series, actionName)
+    const results: TrendsResult[] = []
+    for (const [period, compareLabel] of periods) {
+      const { rows, order } = await computeSeries(ctx, q, series, match, period, aggregated)
+      results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel }))
+    }
+    perSeries.push(results)
+  }
+  const results = formula ? applyFormula(perSeries, formula, q.formula!, aggregated) : perSeries.flat()
+  return { results: sortCompared(results, q.compare), resolved_date_range: resolvedRangeJson(range) }
+}
+
+/** With compare, PostHog lists every current-period result before the previous-period ones. */
+function sortCompared(results: TrendsResult[], compare: boolean): TrendsResult[] {
+  if (!compare) return results
+  return [...results.filter((r) => r.compare_label === 'current'), ...results.filter((r) => r.compare_label !== 'current')]
+}
+
+/**
+ * One series over one period. With a breakdown: the top values first (by their total, PostHog's
+ * order), then the series with every other value folded into "other" when there are more.
+ */
+async function computeSeries(
+  ctx: QueryContext,
+  q: TrendsQuery,
+  series: Series,
+  match: Expr | undefined,
+  range: ResolvedRange,
+  aggregated: boolean,
+): Promise<{ rows: SeriesRow[]; order: string[] | null }> {
+  const input = { series, match, range, aggregated }
+  if (!q.breakdown) {
+    const rows = (await ctx.run(seriesPlan({ ...input, breakdown: null }))).rows as unknown as SeriesRow[]
+    return { rows, order: null }
+  }
+  const plain = breakdownExpr(q.breakdown)
+  const top = (await ctx.run(topBreakdownsPlan(seriesPlan({ ...input, breakdown: plain }), q.breakdown.limit))).rows.map((r) => String(r.breakdown_value))
+  if (top.length <= q.breakdown.limit) {
+    if (top.length === 0) return { rows: [], order: [] }
+    const rows = (await ctx.run(seriesPlan({ ...input, breakdown: plain }))).rows as unknown as SeriesRow[]
+    return { rows, order: top }
+  }
+  const kept = top.slice(0, q.breakdown.limit)
+  const rows = (await ctx.run(seriesPlan({ ...input, breakdown: foldedBreakdown(q.breakdown, kept) }))).rows as unknown as SeriesRow[]
+  return { rows, order: [...kept, BREAKDOWN_OTHER] }
+}

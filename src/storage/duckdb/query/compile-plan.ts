@@ -1,0 +1,150 @@
+import type { Expr, Plan } from '../../../domain/query/query-plan.ts'
+import { createSqlParams, type SqlParams } from '../duckdb-action-elements-sql.ts'
+import type { Dialect } from './duckdb-dialect.ts'
+
+export interface CompiledSql {
+  sql: string
+  values: (string | number | boolean)[]
+}
+
+const ALIAS = /^[a-z_][a-z0-9_]*$/i
+
+function alias(name: string): string {
+  if (!ALIAS.test(name)) throw new Error(`plan alias "${name}" is not an identifier`)
+  return `"${name}"`
+}
+
+/**
+ * Compiles a plan to one parameterised statement for the dialect. The events relation always carries
+ * the project filter; every literal is a bound parameter; aliases are the plan's own identifiers.
+ */
+export function compilePlan(plan: Plan, projectId: number, dialect: Dialect): CompiledSql {
+  const params = createSqlParams()
+  const sql = compileSelect(plan, projectId, dialect, params)
+  return { sql, values: params.values }
+}
+
+function compileSelect(plan: Plan, projectId: number, dialect: Dialect, params: SqlParams): string {
+  const onEvents = plan.source.kind === 'events'
+  const needs = { person: false, elements: false }
+  const x = (e: Expr): string => compileExpr(e, { dialect, params, onEvents, needs })
+  const select = plan.select.map((s) => `${x(s.expr)} AS ${alias(s.alias)}`).join(', ')
+  const where = plan.where ? x(plan.where) : undefined
+  // A grouped or ordered expression that is also selected is named by its position: DuckDB refuses
+  // bound parameters in GROUP BY, and the statement is shorter.
+  const selected = plan.select.map((s) => JSON.stringify(s.expr))
+  const ref = (e: Expr): string => {
+    const at = selected.indexOf(JSON.stringify(e))
+    return at >= 0 ? String(at + 1) : x(e)
+  }
+  const groupBy = plan.groupBy?.map(ref)
+  const having = plan.having ? x(plan.having) : undefined
+  const orderBy = plan.orderBy?.map((o) => `${ref(o.expr)}${o.desc ? ' DESC' : ''}`)
+  let sql: string
+  if (plan.source.kind === 'events') {
+    const from = dialect.eventsFrom(params.add(projectId), needs)
+    sql = `SELECT ${select} FROM ${from}${where ? ` AND ${where}` : ''}`
+  } else {
+    const inner = `(${compileSelect(plan.source.plan, projectId, dialect, params)}) AS t`
+    const from = plan.source.kind === 'spread' ? `${inner} CROSS JOIN range(${wholeNumber(plan.source.times)}) AS spread(k)` : inner
+    sql = `SELECT ${select} FROM ${from}${where ? ` WHERE ${where}` : ''}`
+  }
+  if (groupBy?.length) sql += ` GROUP BY ${groupBy.join(', ')}`
+  if (having) sql += ` HAVING ${having}`
+  if (orderBy?.length) sql += ` ORDER BY ${orderBy.join(', ')}`
+  if (plan.limit !== undefined) sql += ` LIMIT ${wholeNumber(plan.limit)}`
+  if (plan.offset !== undefined) sql += ` OFFSET ${wholeNumber(plan.offset)}`
+  return sql
+}
+
+function wholeSigned(n: number): number {
+  if (!Number.isSafeInteger(n)) throw new Error(`plan shift ${n} is not a whole number`)
+  return n
+}
+
+function wholeNumber(n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`plan limit/offset ${n} is not a whole number`)
+  return n
+}
+
+interface Scope {
+  dialect: Dialect
+  params: SqlParams
+  onEvents: boolean
+  needs: { person: boolean; elements: boolean }
+}
+
+function compileExpr(e: Expr, s: Scope): string {
+  const x = (a: Expr): string => compileExpr(a, s)
+  const { dialect: d, params } = s
+  switch (e.op) {
+    case 'column':
+      return s.onEvents ? d.eventColumn(e.name) : alias(e.name)
+    case 'literal':
+      if (e.value === null) return 'NULL'
+      if (typeof e.value === 'number') return Number.isInteger(e.value) ? `${params.add(e.value)}::BIGINT` : `${params.add(e.value)}::DOUBLE`
+      return params.add(e.value)
+    case 'time':
+      return d.time(params.add(e.value.toISOString()))
+    case 'property':
+      eventsOnly(s, e.op)
+      return d.property(e.source, e.key, params)
+    case 'properties':
+      eventsOnly(s, e.op)
+      return d.properties(e.source)
+    case 'person_id':
+      eventsOnly(s, e.op)
+      s.needs.person = true
+      return d.personId
+    case 'to_number':
+      return d.toNumber(x(e.arg))
+    case 'bucket':
+      return d.bucket(e.interval, e.timeZone, x(e.arg), params)
+    case 'shift':
+      return d.shift(e.interval, typeof e.n === 'number' ? String(wholeSigned(e.n)) : x(e.n), e.timeZone, x(e.arg), params)
+    case 'epoch_ms':
+      return d.epochMs(x(e.arg))
+    case 'aggregate':
+      return d.aggregate(e.fn, e.arg ? x(e.arg) : undefined, { distinct: e.distinct, quantile: e.quantile })
+    case 'binary':
+      return `(${x(e.left)} ${e.fn === '/' ? '/' : e.fn} ${x(e.right)})`
+    case 'and':
+    case 'or':
+      return e.args.length === 0 ? (e.op === 'and' ? 'TRUE' : 'FALSE') : `(${e.args.map(x).join(e.op === 'and' ? ' AND ' : ' OR ')})`
+    case 'not':
+      return `(NOT ${x(e.arg)})`
+    case 'is_null':
+      return `(${x(e.arg)} IS NULL)`
+    case 'in':
+      return e.values.length === 0 ? 'FALSE' : `(${x(e.arg)} IN (${e.values.map((v) => x({ op: 'literal', value: v })).join(', ')}))`
+    case 'case':
+      return `(CASE ${e.when.map(([c, v]) => `WHEN ${x(c)} THEN ${x(v)}`).join(' ')} ELSE ${x(e.else)} END)`
+    case 'coalesce':
+      return `COALESCE(${e.args.map(x).join(', ')})`
+    case 'to_text':
+      return d.toText(x(e.arg))
+    case 'window': {
+      const f = e.fn
+      const fn = f === 'lag' || f === 'lead' || f === 'row_number' || f === 'dense_rank' ? `${f}(${e.arg ? x(e.arg) : ''})` : d.aggregate(f, e.arg ? x(e.arg) : undefined, {})
+      const partition = e.partitionBy.length ? `PARTITION BY ${e.partitionBy.map(x).join(', ')}` : ''
+      const order = e.orderBy.length ? ` ORDER BY ${e.orderBy.map((o) => `${x(o.expr)}${o.desc ? ' DESC' : ''}`).join(', ')}` : ''
+      return `${fn} OVER (${partition}${order})`
+    }
+    case 'property_filter': {
+      eventsOnly(s, e.op)
+      const r = d.propertyFilter(e.filter, params)
+      if (r.needsElements) s.needs.elements = true
+      return r.sql
+    }
+    case 'action': {
+      eventsOnly(s, e.op)
+      const r = d.action(e.steps, params)
+      if (r.needsElements) s.needs.elements = true
+      return r.sql
+    }
+  }
+}
+
+function eventsOnly(s: Scope, op: string): void {
+  if (!s.onEvents) throw new Error(`plan expression ${op} reads events but the relation is a subquery`)
+}

@@ -1,0 +1,93 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
+import type { QueryEngine, QueryRows, RunGuards } from '../../../modules/query/query-engine.ts'
+import { AppError } from '../../../shared/errors.ts'
+import { compilePlan } from './compile-plan.ts'
+import { duckDbDialect } from './duckdb-dialect.ts'
+
+/**
+ * Query runners' statements on a small pool of DuckDB connections of their own (never the
+ * ingestion writer's). A statement past its time limit, or whose client went away, is interrupted
+ * in DuckDB (`connection.interrupt()`), which frees the connection for the next one.
+ */
+export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>, opts: { poolSize: number }): QueryEngine {
+  const idle: DuckDBConnection[] = []
+  const waiting: Array<(c: DuckDBConnection) => void> = []
+  let opened = 0
+
+  async function acquire(): Promise<DuckDBConnection> {
+    const free = idle.pop()
+    if (free) return free
+    if (opened < opts.poolSize) {
+      opened++
+      try {
+        const c = await connect()
+        // Buckets and labels are computed in the project's zone explicitly; the session zone must not leak in.
+        await c.run(`SET TimeZone = 'UTC'`)
+        return c
+      } catch (err) {
+        opened--
+        throw err
+      }
+    }
+    return new Promise((resolve) => waiting.push(resolve))
+  }
+
+  function release(c: DuckDBConnection): void {
+    const next = waiting.shift()
+    if (next) next(c)
+    else idle.push(c)
+  }
+
+  async function runSql(sql: string, values: readonly (string | number | boolean | null)[], guards: RunGuards): Promise<QueryRows> {
+    if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
+    const c = await acquire()
+    let timedOut = false
+    const interrupt = () => c.interrupt()
+    const timer = setTimeout(() => {
+      timedOut = true
+      c.interrupt()
+    }, guards.timeoutMs)
+    guards.signal?.addEventListener('abort', interrupt, { once: true })
+    try {
+      const reader = await c.runAndReadAll(sql, values as DuckDBValue[])
+      const columns = reader.columnNames()
+      const types = reader.columnTypes().map((t) => t.toString())
+      const rows = reader.getRowObjectsJS().map(toPlainRow)
+      if (rows.length > guards.maxRows) {
+        throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows: narrow it (date range, breakdown limit, LIMIT).`, 'query')
+      }
+      return { columns, types, rows }
+    } catch (err) {
+      if (timedOut) throw new AppError('query_timeout', `The query ran longer than ${guards.timeoutMs / 1000} s and was stopped.`, 'query')
+      if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
+      throw err
+    } finally {
+      clearTimeout(timer)
+      guards.signal?.removeEventListener('abort', interrupt)
+      release(c)
+    }
+  }
+
+  return {
+    run(projectId, plan, guards) {
+      // One row past the limit tells "too many" from "exactly the limit" without reading them all.
+      const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
+      const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
+      const { sql, values } = compilePlan(limited, projectId, duckDbDialect)
+      return runSql(sql, values, guards)
+    },
+    runSql,
+  }
+}
+
+function toPlainRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(row)) out[k] = toPlain(v)
+  return out
+}
+
+function toPlain(v: unknown): unknown {
+  if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString()
+  if (Array.isArray(v)) return v.map(toPlain)
+  return v
+}
