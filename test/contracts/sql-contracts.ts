@@ -8,6 +8,8 @@ import { createSqlInsightStore } from '../../src/storage/sql/sql-insight-store.t
 import { createSqlPersonDataStore } from '../../src/storage/sql/sql-person-data-store.ts'
 import { createSqlProjectStore } from '../../src/storage/sql/sql-project-store.ts'
 import { actionStoreContract } from './action-store.contract.ts'
+import { authStoreContract } from './auth-store.contract.ts'
+import { createSqlAuthStore } from '../../src/storage/sql/sql-auth-store.ts'
 import { cohortStoreContract } from './cohort-store.contract.ts'
 import { dashboardStoreContract } from './dashboard-store.contract.ts'
 import { featureFlagStoreContract } from './feature-flag-store.contract.ts'
@@ -24,6 +26,7 @@ export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   const db = sharedSqlDatabase(engine)
   projectStoreContract(engine, db.openEmpty(createSqlProjectStore))
   dashboardStoreContract(engine, db.openWithWorld(createSqlDashboardStore))
+  authStoreContract(engine, db.openWithWorld(createSqlAuthStore))
   insightStoreContract(engine, db.openWithWorld((q) => ({ insights: createSqlInsightStore(q), dashboards: createSqlDashboardStore(q) })))
   actionStoreContract(engine, db.openWithWorld(createSqlActionStore))
   featureFlagStoreContract(engine, db.openWithWorld(createSqlFeatureFlagStore))
