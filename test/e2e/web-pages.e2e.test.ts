@@ -156,6 +156,11 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     assert.equal(saved.query.source.kind, 'TrendsQuery')
     assert.equal(saved.query.source.series[0].event, 'checkout started')
     assert.equal(saved.query.source.trendsFilter.display, 'ActionsBar')
+    // Computed by the query API: 2 people x 5 days of "checkout started".
+    const totals = page.getByRole('table', { name: 'Series totals' })
+    await totals.waitFor()
+    assert.match(await totals.innerText(), /checkout started\s+10\b/)
+    await page.getByRole('img', { name: 'TrendsQuery chart' }).waitFor()
 
     await page.getByLabel('Add to dashboard').selectOption({ label: seed.dashboardName })
     await page.getByRole('button', { name: 'Add', exact: true }).click()
@@ -173,6 +178,7 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await page.getByRole('link', { name: seed.insightName }).waitFor()
     await page.getByRole('link', { name: 'Checkouts per day' }).waitFor()
     await page.getByText('Weekly review: pageviews and checkouts.').waitFor()
+    await eventually(async () => (await page.getByRole('img', { name: 'TrendsQuery chart' }).count()) === 2)
     await page.getByLabel('Date range').selectOption('-30d')
     await eventually(async () => (await api.get(`/dashboards/${seed.dashboardId}/`)).json().filters.date_from === '-30d')
     await assertAccessible(page, 'dashboard')
