@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
@@ -39,6 +39,11 @@ export default function ActivityPage() {
     queryFn: () => api<EventListJson>(eventsUrl(base, filters)),
     refetchInterval: live ? 3000 : false,
   })
+  const detail = useRef<HTMLDivElement>(null)
+  // On a phone the details sit under the list: bring them into view.
+  useEffect(() => {
+    if (selected && window.matchMedia('(max-width: 760px)').matches) detail.current?.scrollIntoView({ block: 'start' })
+  }, [selected])
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value })
 
   return (
@@ -82,6 +87,7 @@ export default function ActivityPage() {
           </Loadable>
         </Card>
         {selected && (
+          <div ref={detail}>
           <Card title={selected.event} actions={<button type="button" className="btn small" onClick={() => setSelected(null)}>Close</button>}>
             <p className="muted mono">{selected.id} · {selected.timestamp}</p>
             <h3>Properties</h3>
@@ -98,6 +104,7 @@ export default function ActivityPage() {
             )}
             <details><summary>Raw JSON</summary><JsonView value={selected} /></details>
           </Card>
+          </div>
         )}
       </div>
     </>
