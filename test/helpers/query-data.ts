@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import type { TestApp } from './test-app.ts'
-import { waitForEvents } from './capture-helpers.ts'
 
 export interface TestEvent {
   event: string
@@ -9,14 +8,25 @@ export interface TestEvent {
   properties?: Record<string, unknown>
 }
 
-/** Sends events through real capture (batches of 500) and waits until the pipeline has stored them all. */
+/** Sends events through real capture (batches of 500) and waits until the pipeline has stored them all (`alreadyStored` + these). */
 export async function captureEvents(app: TestApp, events: readonly TestEvent[], alreadyStored = 0): Promise<void> {
   for (let i = 0; i < events.length; i += 500) {
     const batch = events.slice(i, i + 500).map((e) => ({ ...e, uuid: crypto.randomUUID(), properties: e.properties ?? {} }))
     const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
     assert.equal(res.statusCode, 200, res.body)
   }
-  await waitForEvents(app, alreadyStored + events.length)
+  await waitForStored(app, alreadyStored + events.length)
+}
+
+/** Polls the query API (an EventsQuery `count()`) until the project holds `count` events. */
+export async function waitForStored(app: TestApp, count: number): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const res = await postQuery(app, { kind: 'EventsQuery', select: ['count()'] })
+    assert.equal(res.statusCode, 200, res.body)
+    if ((res.json().results[0]?.[0] ?? 0) >= count) return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`fewer than ${count} events were stored`)
 }
 
 /** `POST /query/` as the bootstrap user. */

@@ -162,3 +162,8 @@ export function shiftInstant(at: Date, interval: Interval, n: number, timeZone: 
   if (interval === 'hour') return new Date(at.getTime() + n * 3_600_000)
   return fromWallTime(addWall(toWallTime(at, timeZone), interval, n), timeZone)
 }
+
+/** One instant from PostHog's date text (`-24h`, `-7d`, `2024-06-01`, an ISO time), for bounds like `after`/`before`. */
+export function resolveInstant(text: string, now: Date, timeZone: string, attr: string): Date {
+  return parseDate(text, now, timeZone, attr).at
+}

@@ -104,3 +104,13 @@ export function formatWall(w: WallTime, withTime = false): string {
   const date = `${w.year}-${pad2(w.month)}-${pad2(w.day)}`
   return withTime ? `${date} ${pad2(w.hour)}:${pad2(w.minute)}:${pad2(w.second)}` : date
 }
+
+/** An instant as ISO 8601 in the zone with its offset (`2024-06-01T12:00:00+02:00`), as PostHog serialises times. */
+export function formatInZone(instant: Date, timeZone: string): string {
+  const w = toWallTime(instant, timeZone)
+  const off = Math.round(offsetMs(instant, timeZone) / 60_000)
+  const sign = off < 0 ? '-' : '+'
+  const ms = instant.getTime() % 1000
+  const fraction = ms === 0 ? '' : `.${String((ms + 1000) % 1000).padStart(3, '0')}000`
+  return `${formatWall(w, true).replace(' ', 'T')}${fraction}${sign}${pad2(Math.floor(Math.abs(off) / 60))}:${pad2(Math.abs(off) % 60)}`
+}

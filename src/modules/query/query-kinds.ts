@@ -1,5 +1,7 @@
 import type { QueryRunner } from './query-context.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
+import { runEventsQuery } from './run-events-query.ts'
+import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
 
 /**
  * The query kinds `POST /api/projects/:id/query/` answers, by PostHog's `kind`: one line per kind.
@@ -7,4 +9,7 @@ import { runTrendsQuery } from './run-trends-query.ts'
  */
 export const QUERY_KINDS: Readonly<Record<string, QueryRunner>> = {
   TrendsQuery: runTrendsQuery,
+  EventsQuery: runEventsQuery,
+  StickinessQuery: runStickinessQuery,
+  LifecycleQuery: runLifecycleQuery,
 }

@@ -1,0 +1,32 @@
+import { lifecyclePlan, readPersonsQuery, shapeLifecycle, shapeStickiness, stickinessPlan } from '../../domain/query/stickiness-lifecycle.ts'
+import { actionJson, seriesLabel } from '../../domain/query/trends-results.ts'
+import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
+import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch } from './query-helpers.ts'
+
+/** `StickinessQuery`: per series, persons by how many intervals of the range they were active in. */
+export async function runStickinessQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
+  const q = readPersonsQuery(node, 'StickinessQuery')
+  const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
+  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const results = []
+  for (const [i, series] of q.series.entries()) {
+    const { match, actionName } = await seriesMatch(ctx, series, `query.series.${i}`, q.properties, cohorts)
+    const label = seriesLabel(series, actionName)
+    const { rows } = await ctx.run(stickinessPlan(match, range))
+    results.push({ action: actionJson(series, i, label), label, ...shapeStickiness(rows, range), filter: {} })
+  }
+  return { results, resolved_date_range: resolvedRangeJson(range) }
+}
+
+/** `LifecycleQuery`: new, returning, resurrecting and dormant persons per interval of one series. */
+export async function runLifecycleQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
+  const q = readPersonsQuery(node, 'LifecycleQuery')
+  const series = q.series[0]!
+  const cohorts = await loadCohorts(ctx, [q.properties, series.properties])
+  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const { match, actionName } = await seriesMatch(ctx, series, 'query.series.0', q.properties, cohorts)
+  const label = seriesLabel(series, actionName)
+  const { rows } = await ctx.run(lifecyclePlan(match, range))
+  const results = shapeLifecycle(rows, range).map((s) => ({ action: actionJson(series, 0, label), label: `${label} - ${s.status}`, ...s, filter: {} }))
+  return { results, resolved_date_range: resolvedRangeJson(range) }
+}
