@@ -12,6 +12,7 @@ import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
+import { createDuckDbPersonEventStore } from '../storage/duckdb/duckdb-person-event-store.ts'
 import { createDuckDbQueryEngine } from '../storage/duckdb/query/duckdb-query-engine.ts'
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
@@ -65,6 +66,7 @@ export async function createAdapters(
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
       personOverrides: notOpened('person overrides'),
+      personEvents: notOpened('person events'),
       queryEngine: notOpened('query engine'),
       ping: { metadata: () => meta.query('SELECT 1') },
       close: () => meta.close(),
@@ -77,6 +79,7 @@ export async function createAdapters(
   const deadLetters = createDuckDbDeadLetterStore(await duck.connect())
   const actionEvents = createDuckDbActionQueries(await duck.connect())
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
+  const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
   const queryEngine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: config.query?.concurrency ?? 4 })
   const queue = await openFileEventQueue({
@@ -94,6 +97,7 @@ export async function createAdapters(
     deadLetters,
     actionEvents,
     personOverrides,
+    personEvents,
     queryEngine,
     ping: {
       metadata: () => meta.query('SELECT 1'),

@@ -21,6 +21,8 @@ import { createMemberService } from '../modules/auth/member-service.ts'
 import type { Config } from '../config/load-config.ts'
 import type { QueryEngine } from '../modules/query/query-engine.ts'
 import { createQueries } from './create-queries.ts'
+import { createPersonServices } from './create-person-services.ts'
+import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
 
 export interface Stores {
@@ -32,6 +34,8 @@ export interface Stores {
   deadLetters: DeadLetterStore
   /** Action matching inside the event store. */
   actionEvents: ActionEventReads
+  /** A person's events (deleted with the person on request). */
+  personEvents: PersonEventStore
   /** The query API's plans, run on the event store's own query connections. */
   queryEngine: QueryEngine
 }
@@ -52,8 +56,9 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
   })
+  const personServices = createPersonServices({ meta: stores.meta, personEvents: stores.personEvents, queue: stores.queue, cache: flags.personData, actions, actionEvents: stores.actionEvents })
   const queries = createQueries(stores, { actions, cohorts: flags.cohorts, meta: stores.meta }, config?.query)
-  return { projects, auth, members, insights, dashboards, actions, ...flags, queries, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

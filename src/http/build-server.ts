@@ -37,6 +37,12 @@ import { localEvaluationRoutes } from '../modules/decide/definitions-routes.ts'
 import { featureFlagRoutes } from '../modules/feature-flags/feature-flag-routes.ts'
 import { cohortRoutes } from '../modules/cohorts/cohort-routes.ts'
 import { groupTypeRoutes } from '../modules/group-types/group-type-routes.ts'
+import { personRoutes } from '../modules/persons/person-routes.ts'
+import type { PersonService } from '../modules/persons/person-service.ts'
+import { groupRoutes } from '../modules/groups/group-routes.ts'
+import type { GroupService } from '../modules/groups/group-service.ts'
+import type { ActionPeople } from '../modules/actions/action-people.ts'
+import type { EventPersonLookup } from '../modules/events/event-routes.ts'
 import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
 import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
 import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-routes.ts'
@@ -53,6 +59,10 @@ export interface ServerServices {
   insights: InsightService
   dashboards: DashboardService
   actions: ActionService
+  actionPeople: ActionPeople
+  persons: PersonService
+  eventPersons: EventPersonLookup
+  groups: GroupService
   featureFlags: FeatureFlagService
   cohorts: CohortService
   groupTypes: GroupTypeService
@@ -140,11 +150,13 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(projectRoutes, { projects: services.projects })
     await privateScope.register(userRoutes, { auth: services.auth, members: services.members, projects: services.projects })
     await privateScope.register(memberRoutes, { members: services.members })
-    await privateScope.register(eventRoutes, { events: services.eventReads })
+    await privateScope.register(eventRoutes, { events: services.eventReads, persons: services.eventPersons })
+    await privateScope.register(personRoutes, { persons: services.persons })
+    await privateScope.register(groupRoutes, { groups: services.groups })
     await privateScope.register(insightRoutes, { insights: services.insights })
     await privateScope.register(queryRoutes, { queries: services.queries })
     await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })
-    await privateScope.register(actionRoutes, { actions: services.actions })
+    await privateScope.register(actionRoutes, { actions: services.actions, people: services.actionPeople })
     await privateScope.register(featureFlagRoutes, { flags: services.featureFlags })
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })

@@ -2,12 +2,15 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { pathId, readBody } from '../../http/drf-fields.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { addRoute, readFormat, refuseDelete } from '../../http/route-paths.ts'
-import { AppError } from '../../shared/errors.ts'
 import { toUserSummary } from '../projects/project-types.ts'
 import { toCsv } from './action-csv.ts'
 import { parseActionBody } from './action-schemas.ts'
 import type { ActionService } from './action-service.ts'
 import type { Action, ActionStep } from './action-types.ts'
+import type { ActionPeople } from './action-people.ts'
+import { readPeopleQuery } from './action-schemas.ts'
+import { toPersonJson } from '../persons/person-json.ts'
+import { pageLink } from '../persons/person-routes.ts'
 
 /** A step with its fields in the spec's order (JSONB does not keep key order). */
 function toStepJson(s: ActionStep) {
@@ -59,13 +62,8 @@ function sendCsv(reply: FastifyReply, rows: Record<string, unknown>[]) {
   return reply.type('text/csv; charset=utf-8').send(toCsv(rows, CSV_EMPTY_HEADER))
 }
 
-
-function notYet(what: string): never {
-  throw new AppError('not_implemented', `Action ${what} needs events and persons, which Tally does not serve yet.`)
-}
-
 /** `/api/projects/:project_id/actions/` (every operation takes `?format=json|csv`); DELETE refused. */
-export async function actionRoutes(app: FastifyInstance, opts: { actions: ActionService }) {
+export async function actionRoutes(app: FastifyInstance, opts: { actions: ActionService; people: ActionPeople }) {
   const base = '/api/projects/:project_id/actions/'
   const { actions } = opts
 
@@ -82,8 +80,17 @@ export async function actionRoutes(app: FastifyInstance, opts: { actions: Action
     return reply.code(201).send(toActionJson(await actions.create(req.project, req.user, input, steps)))
   })
   addRoute(app, 'GET', `${base}people/`, async (req) => {
-    readFormat(req, FORMATS)
-    return notYet('people')
+    readFormat(req)
+    const { actionId, range } = readPeopleQuery(req.query as Record<string, unknown>)
+    const page = readPage(req)
+    const { persons, missing, hasMore } = await opts.people.people(req.project, actionId, range, page)
+    const people = persons.map(toPersonJson)
+    return {
+      results: [{ people, count: people.length }],
+      next: hasMore ? pageLink(req, page.offset + page.limit, page.limit) : null,
+      previous: page.offset > 0 ? pageLink(req, Math.max(0, page.offset - page.limit), page.limit) : null,
+      missing_persons: missing,
+    }
   })
   addRoute(app, 'GET', `${base}:id/`, async (req, reply) => {
     const format = readFormat(req, FORMATS)

@@ -1,4 +1,5 @@
 import { has, readBool, readChoice, readDateTime, readList, readObject, readString, readTags, type Body } from '../../http/drf-fields.ts'
+import { validationError } from '../../shared/errors.ts'
 import { MATCHING, type ActionInput, type ActionStep, type PropertyFilter } from './action-types.ts'
 
 /** A step as sent: its id only when the client kept one from an earlier read. */
@@ -52,4 +53,47 @@ export function parseActionBody(body: Body): { input: Omit<ActionInput, 'steps'>
   if (has(body, 'pinned_at')) input.pinnedAt = body.pinned_at === '' ? null : readDateTime(body.pinned_at, 'pinned_at', { allowNull: true })
   if (!has(body, 'steps')) return { input }
   return { input, steps: readList(body.steps, 'steps').map((s, i) => readStep(s, `steps__${i}`)) }
+}
+
+const MAX_QUERY_TEXT = 1000
+
+/**
+ * The query of `GET .../actions/people/`: the action as PostHog's legacy people endpoints name it
+ * (`actions=[{"id": N}]`, `entity_id` with `entity_type=actions`, or `action_id`), and `date_from` /
+ * `date_to` (relative such as `-7d`, `all`, or absolute). No action named is a 400 on `actions`.
+ */
+export function readPeopleQuery(q: Record<string, unknown>): { actionId: number; range: { dateFrom?: string; dateTo?: string } } {
+  const text = (name: string): string | undefined => {
+    const v = q[name]
+    if (v === undefined || v === '') return undefined
+    if (typeof v !== 'string') throw validationError(name, `${name} must be given once.`)
+    if (v.length > MAX_QUERY_TEXT) throw validationError(name, `${name} must be at most ${MAX_QUERY_TEXT} characters.`, 'max_length')
+    return v
+  }
+  const id = (raw: unknown, attr: string): number => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN
+    if (!Number.isSafeInteger(n) || n <= 0 || n > 2_147_483_647) throw validationError(attr, 'A valid action id is required.', 'invalid')
+    return n
+  }
+  let actionId: number | undefined
+  const actions = text('actions')
+  if (actions !== undefined) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(actions)
+    } catch {
+      throw validationError('actions', 'actions must be a JSON list of {"id": N}.', 'invalid')
+    }
+    const first = Array.isArray(parsed) ? (parsed[0] as Record<string, unknown> | undefined) : undefined
+    if (typeof first !== 'object' || first === null) throw validationError('actions', 'actions must be a JSON list of {"id": N}.', 'invalid')
+    actionId = id(first.id, 'actions')
+  } else if (text('entity_id') !== undefined) {
+    const type = text('entity_type') ?? text('type')
+    if (type !== undefined && type !== 'actions') throw validationError('entity_type', 'Only actions have people here (entity_type=actions).', 'invalid')
+    actionId = id(text('entity_id'), 'entity_id')
+  } else if (text('action_id') !== undefined) {
+    actionId = id(text('action_id'), 'action_id')
+  }
+  if (actionId === undefined) throw validationError('actions', 'An action is required: actions=[{"id": N}] or action_id=N.', 'required')
+  return { actionId, range: { dateFrom: text('date_from'), dateTo: text('date_to') } }
 }

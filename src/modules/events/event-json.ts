@@ -1,18 +1,21 @@
 import type { EventRow } from './event-read-store.ts'
+import { toEventPersonJson } from '../persons/person-json.ts'
+import type { Person } from '../persons/person-types.ts'
 
 /**
  * An event as PostHog's events API returns it (`ClickhouseEventSerializer`): `id` is the uuid,
- * `timestamp` ISO-8601 with microseconds and `+00:00`. `person` stays null until persons exist;
- * `elements` is left empty (the chain is in `elements_chain`).
+ * `timestamp` ISO-8601 with microseconds and `+00:00`, `person` the current person of the event's
+ * distinct id (null when it has none, e.g. deleted or personless); `elements` is left empty (the
+ * chain is in `elements_chain`).
  */
-export function toEventJson(row: EventRow) {
+export function toEventJson(row: EventRow, person?: Person) {
   return {
     id: row.uuid,
     distinct_id: row.distinctId,
     properties: JSON.parse(row.properties) as Record<string, unknown>,
     event: row.event,
     timestamp: formatMicros(row.timestampMicros),
-    person: null,
+    person: person ? toEventPersonJson(person) : null,
     elements: [] as unknown[],
     elements_chain: row.elementsChain,
   }

@@ -4,6 +4,10 @@ import { compileRegex } from '../../domain/properties/compile-regex.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 import { toEventJson } from './event-json.ts'
 import type { EventListQuery, EventPropertyFilter, EventReadStore } from './event-read-store.ts'
+import type { PersonStore } from '../persons/person-store.ts'
+
+/** How the events API finds the persons of a page: one look-up for all its distinct ids. */
+export type EventPersonLookup = Pick<PersonStore, 'findByDistinctIds'>
 
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
@@ -20,11 +24,14 @@ const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$
  * sharing that timestamp are not skipped); with `offset` it is the next offset.
  * `GET .../events/:id/` returns one event or 404. Register inside the private scope.
  */
-export async function eventRoutes(app: FastifyInstance, opts: { events: EventReadStore }): Promise<void> {
+export async function eventRoutes(app: FastifyInstance, opts: { events: EventReadStore; persons: EventPersonLookup }): Promise<void> {
   const list = async (req: FastifyRequest) => {
     const q = readListQuery(req)
     const rows = await opts.events.list({ ...q, limit: q.limit + 1 })
-    const results = rows.slice(0, q.limit).map(toEventJson)
+    const page = rows.slice(0, q.limit)
+    // One look-up of the page's persons, by distinct id (PostHog's serializer context `people`).
+    const persons = await opts.persons.findByDistinctIds(req.project.id, [...new Set(page.map((r) => r.distinctId))])
+    const results = page.map((r) => toEventJson(r, persons.get(r.distinctId)))
     let next: string | null = null
     if (rows.length > q.limit) {
       const query = req.query as Record<string, unknown>
@@ -39,7 +46,8 @@ export async function eventRoutes(app: FastifyInstance, opts: { events: EventRea
     const id = (req.params as { id: string }).id
     const row = UUID.test(id) ? await opts.events.get(req.project.id, id) : null
     if (!row) throw new AppError('not_found', 'Not found.')
-    return toEventJson(row)
+    const persons = await opts.persons.findByDistinctIds(req.project.id, [row.distinctId])
+    return toEventJson(row, persons.get(row.distinctId))
   }
   for (const url of ['/api/projects/:project_id/events/', '/api/projects/:project_id/events']) app.get(url, list)
   for (const url of ['/api/projects/:project_id/events/:id/', '/api/projects/:project_id/events/:id']) app.get(url, get)

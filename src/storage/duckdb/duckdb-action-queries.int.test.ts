@@ -34,13 +34,20 @@ test('an action without steps counts nothing', async (t) => {
   assert.equal(await queries.countActionMatches(1, []), 0)
 })
 
-test('actionPersons pages through the distinct ids that performed the action, sorted', async (t) => {
-  const rows: TestEventRow[] = ['c', 'a', 'b', 'a', 'd'].map((d) => ({ event: 'signup', distinctId: d, properties: {} }))
+test('actionPersons pages through the effective persons that performed the action, merges resolved, sorted', async (t) => {
+  const rows: TestEventRow[] = ['c', 'a', 'b', 'a', 'd', 'a2'].map((d) => ({ event: 'signup', distinctId: d, properties: {} }))
   rows.push({ event: 'login', distinctId: 'e', properties: {} })
-  const { queries } = await queriesOver(t, rows)
+  const { db, queries } = await queriesOver(t, rows)
+  // Each distinct id stored under a person of its own; a2's person was merged into a's afterwards.
+  const person = (d: string) => `00000000-0000-4000-8000-0000000000${'abcde'.indexOf(d[0]!) + 1}${d.length}`
+  for (const d of ['a', 'b', 'c', 'd', 'e', 'a2']) {
+    await db.connection.run('UPDATE events SET person_id = $1::UUID WHERE distinct_id = $2', [person(d), d])
+  }
+  await db.connection.run('INSERT INTO person_overrides VALUES (1, $1::UUID, $2::UUID, 0)', [person('a2'), person('a')])
   const steps = [{ event: 'signup' }]
-  assert.deepEqual(await queries.actionPersons(1, steps, { limit: 3, offset: 0 }), { distinctIds: ['a', 'b', 'c'], hasMore: true })
-  assert.deepEqual(await queries.actionPersons(1, steps, { limit: 3, offset: 3 }), { distinctIds: ['d'], hasMore: false })
+  const expected = ['a', 'b', 'c', 'd'].map(person)
+  assert.deepEqual(await queries.actionPersons(1, steps, { limit: 3, offset: 0 }), { personIds: expected.slice(0, 3), hasMore: true })
+  assert.deepEqual(await queries.actionPersons(1, steps, { limit: 3, offset: 3 }), { personIds: expected.slice(3), hasMore: false })
 })
 
 test('a catastrophic url regex against a 10,000-character url answers in SQL', async (t) => {

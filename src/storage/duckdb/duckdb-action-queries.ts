@@ -14,9 +14,9 @@ export interface ActionPersonsQuery extends ActionTimeRange {
   offset: number
 }
 
-/** One page of the distinct ids that performed an action, in ascending order. */
+/** One page of the persons (uuids, after merges) that performed an action, in ascending order. */
 export interface ActionPersonsPage {
-  distinctIds: string[]
+  personIds: string[]
   hasMore: boolean
 }
 
@@ -25,8 +25,9 @@ export interface DuckDbActionQueries {
   /** How many events of the project in the range match any step. */
   countActionMatches(projectId: number, steps: readonly ActionStepDefinition[], range?: ActionTimeRange): Promise<number>
   /**
-   * The distinct `distinct_id`s with a matching event, sorted, paginated. Persons are not on the
-   * events table yet: this is the place to switch to `person_id` when they are.
+   * The distinct effective persons with a matching event (`person_id` resolved through
+   * `person_overrides`, so a merged person's earlier events count for the person they merged
+   * into), sorted by uuid, paginated.
    */
   actionPersons(projectId: number, steps: readonly ActionStepDefinition[], query: ActionPersonsQuery): Promise<ActionPersonsPage>
 }
@@ -61,13 +62,16 @@ export function createDuckDbActionQueries(connection: DuckDBConnection): DuckDbA
       return Number(rows[0]?.n ?? 0)
     },
     async actionPersons(projectId, steps, query) {
-      const { sql, values } = actionMatchSql(projectId, steps, query, 'DISTINCT distinct_id')
+      const { sql, values } = actionMatchSql(projectId, steps, query, 'events.person_id')
       const limit = Math.max(0, Math.floor(query.limit))
       const offset = Math.max(0, Math.floor(query.offset))
-      const page = `${sql} ORDER BY distinct_id LIMIT ${limit + 1} OFFSET ${offset}`
+      // The project id is a number: inlined, so the action's own parameters keep their positions.
+      const page = `SELECT DISTINCT COALESCE(o.override_person_id, m.person_id)::VARCHAR AS person
+        FROM (${sql}) m LEFT JOIN person_overrides o ON o.project_id = ${Number(projectId) | 0} AND o.old_person_id = m.person_id
+        WHERE m.person_id IS NOT NULL ORDER BY person LIMIT ${limit + 1} OFFSET ${offset}`
       const rows = (await connection.runAndReadAll(page, values)).getRowObjects()
-      const ids = rows.map((r) => String(r.distinct_id))
-      return { distinctIds: ids.slice(0, limit), hasMore: ids.length > limit }
+      const ids = rows.map((r) => String(r.person))
+      return { personIds: ids.slice(0, limit), hasMore: ids.length > limit }
     },
   }
 }

@@ -1,0 +1,104 @@
+import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
+import { parseRustFloat } from '../../domain/properties/property-date.ts'
+import { asciiLowercase, isTruthy, isTruthyOrFalsy, toPropertyString } from '../../domain/properties/property-string.ts'
+import { AppError } from '../../shared/errors.ts'
+import { toPgText } from './sql-text.ts'
+
+
+/** Bound parameters of one statement: `add` returns the `$n` placeholder of a new value. */
+export interface PgParams {
+  values: unknown[]
+  add(value: unknown): string
+}
+
+export function pgParams(initial: readonly unknown[] = []): PgParams {
+  const values = [...initial]
+  return { values, add: (v) => (values.push(v), `$${values.length}`) }
+}
+
+const ASCII_LOWER = `'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'`
+// Rust's f64 parse of a string, bounded so the cast can never overflow (what Rust reads as inf is unmatched).
+const NUMERIC_TEXT = `'^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]{1,2})?$'`
+
+/**
+ * One person-property filter as a SQL condition on the JSONB column `column`, with the semantics of
+ * the domain's `compilePropertyFilter` (domain/properties/match-property.ts): an absent key fails
+ * every operator but the negative ones; a null filter value fails everything but `is_set`/`is_not_set`;
+ * string forms as `toPropertyString` gives them; `contains`/`starts`/`ends` compare ASCII-lower-cased;
+ * `exact` against true/false compares truthiness. Values are bound. Throws `not_implemented` for an
+ * operator outside `PERSON_FILTER_OPERATORS` (the route refuses those first).
+ */
+export function propertyFilterSql(column: string, filter: PropertyFilter, params: PgParams): string {
+  const key = params.add(toPgText(filter.key))
+  const present = `(${column} ? ${key})`
+  const raw = `(${column} -> ${key})`
+  const text = `(CASE jsonb_typeof(${raw}) WHEN 'string' THEN ${raw} #>> '{}' ELSE ${raw}::text END)`
+  const operator = filter.operator ?? 'exact'
+  if (operator === 'is_set') return present
+  if (operator === 'is_not_set') return `NOT ${present}`
+  const value = filter.value
+  if (value === null || value === undefined) return 'FALSE'
+  const negative = operator === 'is_not' || operator.startsWith('not_')
+  const test = valueTest(operator, value, { raw, text }, params)
+  return negative ? `(NOT ${present} OR NOT COALESCE(${test}, FALSE))` : `(${present} AND COALESCE(${test}, FALSE))`
+}
+
+/** The positive test of an operator on a present value (the caller negates `not_*` and `is_not`). */
+function valueTest(operator: string, value: unknown, v: { raw: string; text: string }, params: PgParams): string {
+  switch (operator) {
+    case 'exact':
+    case 'is_not':
+      return exactSql(value, v.text, params)
+    case 'icontains':
+    case 'not_icontains':
+    case 'starts_with':
+    case 'not_starts_with':
+    case 'ends_with':
+    case 'not_ends_with': {
+      const needle = params.add(toPgText(asciiLowercase(toPropertyString(value))))
+      const hay = `translate(${v.text}, ${ASCII_LOWER})`
+      if (operator.endsWith('icontains')) return `(strpos(${hay}, ${needle}) > 0)`
+      if (operator.endsWith('starts_with')) return `(left(${hay}, length(${needle})) = ${needle})`
+      return `(right(${hay}, length(${needle})) = ${needle})`
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const expected = toNumber(value)
+      if (expected === undefined || Number.isNaN(expected)) return 'FALSE'
+      const sign = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[operator]
+      return `(${numberSql(v.raw)} ${sign} ${params.add(expected)}::float8)`
+    }
+    case 'between':
+    case 'not_between': {
+      if (!Array.isArray(value) || value.length !== 2) return operator === 'between' ? 'FALSE' : 'TRUE'
+      const [low, high] = [toNumber(value[0]), toNumber(value[1])]
+      if (low === undefined || high === undefined || Number.isNaN(low) || Number.isNaN(high) || low > high) {
+        return operator === 'between' ? 'FALSE' : 'TRUE'
+      }
+      return `(${numberSql(v.raw)} BETWEEN ${params.add(low)}::float8 AND ${params.add(high)}::float8)`
+    }
+    default:
+      throw new AppError('not_implemented', `The property operator "${operator}" is not supported on persons yet.`)
+  }
+}
+
+function exactSql(value: unknown, text: string, params: PgParams): string {
+  if (isTruthyOrFalsy(value)) {
+    // PostHog compares booleans by truthiness: true and "true" (any case) are the same value.
+    return `((lower(${text}) = 'true') = ${params.add(isTruthy(value))}::boolean)`
+  }
+  const list = (Array.isArray(value) ? value : [value]).map((item) => toPgText(toPropertyString(item).toLowerCase()))
+  return `(lower(${text}) = ANY(${params.add(list)}::text[]))`
+}
+
+/** Rust `to_f64_representation`: a JSON number as-is, a string parsed; anything else is NULL (fails). */
+function numberSql(raw: string): string {
+  return `(CASE jsonb_typeof(${raw}) WHEN 'number' THEN CASE WHEN abs((${raw} #>> '{}')::numeric) < 1e300 THEN (${raw} #>> '{}')::float8 END
+    WHEN 'string' THEN CASE WHEN length(${raw} #>> '{}') <= 200 AND (${raw} #>> '{}') ~ ${NUMERIC_TEXT} THEN (${raw} #>> '{}')::float8 END END)`
+}
+
+function toNumber(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : parseRustFloat(toPropertyString(value))
+}
