@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { ProjectService } from './project-service.ts'
 import type { Project } from './project-types.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
+import { has, readBody, readString } from '../../http/drf-fields.ts'
+import { addRoute } from '../../http/route-paths.ts'
 
 /** A project as PostHog's TeamSerializer shows it (the fields clients read). */
 export function toProjectJson(p: Project) {
@@ -27,7 +29,7 @@ export function toProjectJson(p: Project) {
   }
 }
 
-/** `GET /api/projects/` and `GET /api/projects/:project_id/`. */
+/** `GET /api/projects/`, `GET` and `PATCH /api/projects/:project_id/`. */
 export async function projectRoutes(app: FastifyInstance, opts: { projects: ProjectService }) {
   app.get('/api/projects/', async (req) => {
     const page = readPage(req)
@@ -35,4 +37,12 @@ export async function projectRoutes(app: FastifyInstance, opts: { projects: Proj
     return paginate(req, page, all.length, all.slice(page.offset, page.offset + page.limit).map(toProjectJson))
   })
   app.get('/api/projects/:project_id/', async (req) => toProjectJson(req.project))
+  // Settings PostHog's TeamSerializer takes that Tally uses: the name, and the zone queries bucket days in.
+  addRoute(app, 'PATCH', '/api/projects/:project_id/', async (req) => {
+    const body = readBody(req.body)
+    const input: { name?: string; timezone?: string } = {}
+    if (has(body, 'name')) input.name = readString(body.name, 'name', { maxLength: 200 })!
+    if (has(body, 'timezone')) input.timezone = readString(body.timezone, 'timezone', { maxLength: 100 })!
+    return toProjectJson(await opts.projects.updateSettings(req.project, input))
+  })
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors.ts'
+import { assertTimeZone } from '../../domain/query/zoned-time.ts'
 import { generateToken, hashSecret, maskSecret } from '../../shared/ids.ts'
 import type { ProjectStore } from './project-store.ts'
 import type { Project, User } from './project-types.ts'
@@ -122,6 +123,14 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
     async resetApiToken(project: Project): Promise<Project> {
       const updated = await store.updateApiToken(project.id, generateToken('phc_'))
       byToken.delete(project.apiToken)
+      remember(updated)
+      return updated
+    },
+
+    /** PATCH of the project's settings; `timezone` must be an IANA zone (queries bucket days in it). */
+    async updateSettings(project: Project, input: { name?: string; timezone?: string }): Promise<Project> {
+      if (input.timezone !== undefined) assertTimeZone(input.timezone, 'timezone')
+      const updated = await store.updateSettings(project.id, input)
       remember(updated)
       return updated
     },

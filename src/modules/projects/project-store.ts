@@ -20,6 +20,8 @@ export interface ProjectStore {
   createUser(input: { organizationId: number; email: string; firstName: string; level?: number }): Promise<User>
   /** Replaces the project's API token (the old one stops resolving at once). */
   updateApiToken(projectId: number, apiToken: string): Promise<Project>
+  /** Changes the given settings (name, timezone); the others stay. */
+  updateSettings(projectId: number, input: { name?: string; timezone?: string }): Promise<Project>
   addMember(projectId: number, userId: number, level: number): Promise<void>
   addPersonalKey(userId: number, key: { hash: string; mask: string; label: string }): Promise<void>
   findUserByPersonalKeyHash(hash: string): Promise<User | null>

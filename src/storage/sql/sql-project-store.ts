@@ -105,6 +105,15 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       await db.query('UPDATE projects SET api_token = $1, updated_at = now() WHERE id = $2', [apiToken, projectId])
       return projectById(db, projectId)
     },
+    async updateSettings(projectId, input) {
+      refuseNul({ name: input.name, timezone: input.timezone })
+      await db.query('UPDATE projects SET name = COALESCE($1, name), timezone = COALESCE($2, timezone), updated_at = now() WHERE id = $3', [
+        input.name ?? null,
+        input.timezone ?? null,
+        projectId,
+      ])
+      return projectById(db, projectId)
+    },
     async addMember(projectId, userId, level) {
       await db.query(
         `INSERT INTO project_members (project_id, user_id, level) VALUES ($1, $2, $3)
