@@ -51,7 +51,7 @@ test('auth: /api/users/@me/ with a personal API key, and 401 not_authenticated w
   assert.equal(byKey.statusCode, 200)
   assert.equal(byKey.json().email, 'owner@tally.local')
   assert.equal(byKey.json().has_password, false, 'the bootstrap owner has no password before set-up')
-  for (const headers of [{}, { cookie: 'tally_session=not-a-session' }]) {
+  for (const headers of [{}, { cookie: 'tally_session=not-a-session' }] as Array<Record<string, string>>) {
     const res = await me(app, headers)
     assert.equal(res.statusCode, 401)
     assert.equal(res.json().type, 'authentication_error')

@@ -8,7 +8,7 @@ import { parseInvite, parseMemberLevel } from './auth-schemas.ts'
 import type { Invite, Member } from './auth-types.ts'
 import type { MemberService } from './member-service.ts'
 
-function toMemberJson(m: Member) {
+export function toMemberJson(m: Member) {
   return {
     id: m.id,
     user: toUserSummary(m.user),
@@ -18,7 +18,7 @@ function toMemberJson(m: Member) {
   }
 }
 
-function toInviteJson(i: Invite, now: number, inviteUrl?: string) {
+export function toInviteJson(i: Invite, now: number, inviteUrl?: string) {
   return {
     id: i.id,
     target_email: i.targetEmail,
