@@ -4,9 +4,13 @@ import pretty from 'pino-pretty'
 /** API keys as they appear in URLs, headers or text: project (`phc_`) and personal (`phx_`) keys. */
 const API_KEY = /\bph[cx]_[A-Za-z0-9_-]+/g
 
-/** Replaces every API key in a text (a URL, a message) with its prefix and `[redacted]`. */
+/** One-time link tokens in a query string (`/api/setup/?token=`, `/api/signup/invite/?token=`). */
+const LINK_TOKEN = /([?&](?:token|invite)=)(?!ph[cx]_)[^&#]+/g
+
+/** Replaces every API key and one-time link token in a text (a URL, a message) with `[redacted]`. */
 export function redactKeys(text: string): string {
-  return text.replace(API_KEY, (key) => `${key.slice(0, 4)}[redacted]`)
+  const keysHidden = text.replace(API_KEY, (key) => `${key.slice(0, 4)}[redacted]`)
+  return keysHidden.includes('=') ? keysHidden.replace(LINK_TOKEN, '$1[redacted]') : keysHidden
 }
 
 export interface LoggerOptions {

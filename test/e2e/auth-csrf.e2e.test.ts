@@ -75,9 +75,12 @@ test('csrf: missing, forged and planted tokens are refused; the session\'s own t
   assert.equal(await actionCount(app), 0)
 
   assert.equal((await postAction(app, browser.headers)).statusCode, 201, 'same-origin request without Origin')
-  // inject's Host is localhost:80
-  assert.equal((await postAction(app, { ...browser.headers, origin: 'http://localhost:80' })).statusCode, 201, 'own Origin')
-  assert.equal(await actionCount(app), 2)
+  // inject's Host is localhost:80; a browser leaves the default port out of Origin.
+  assert.equal((await postAction(app, { ...browser.headers, origin: 'http://localhost' })).statusCode, 201, 'own Origin')
+  const proxied = { ...browser.headers, host: 'tally.example.com:8443', origin: 'http://tally.example.com:8443' }
+  assert.equal((await postAction(app, proxied)).statusCode, 201, 'own Origin on another Host and port')
+  assertCsrfRefused(await postAction(app, { ...proxied, origin: 'http://tally.example.com' }))
+  assert.equal(await actionCount(app), 3)
 })
 
 test('csrf: reads need no token; personal API keys are exempt even beside a session cookie', async (t) => {
@@ -118,4 +121,21 @@ test('csrf: the public ingestion and flags routes are untouched by sessions and 
   // A session cookie alone does not stand in for the project key.
   const keyless = await app.http.inject({ method: 'POST', url: '/e/', headers, payload: { event: 'pageview', distinct_id: 'd1' } })
   assert.equal(keyless.statusCode, 401)
+})
+
+test('csrf: behind a trusted proxy the own origin is the client\'s scheme and host (X-Forwarded-Proto/-Host)', async (t) => {
+  const app = await buildTestApp(t, { env: { TALLY_TRUSTED_PROXIES: '127.0.0.1' } })
+  const browser = await setUpOwner(app)
+  const viaProxy = { ...browser.headers, 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tally.example.com', origin: 'https://tally.example.com' }
+  assert.equal((await postAction(app, viaProxy)).statusCode, 201)
+  assertCsrfRefused(await postAction(app, { ...viaProxy, origin: 'http://tally.example.com' }))
+  // From an address that is not a trusted proxy, the forwarded headers are not believed.
+  const untrusted = await app.http.inject({
+    method: 'POST',
+    url: `/api/projects/${app.projectId}/actions/`,
+    headers: viaProxy,
+    remoteAddress: '203.0.113.5',
+    payload: { name: 'via an untrusted hop', steps: [{ event: 'x' }] },
+  })
+  assertCsrfRefused(untrusted)
 })

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
 import { test } from 'node:test'
+import { createLogger } from '../../src/shared/logger.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { browserOf, OWNER_PASSWORD, setUpOwner, signIn } from '../helpers/sessions.ts'
 
@@ -172,4 +174,24 @@ test('auth: changing the password ends every session; the one that changed it co
   assert.equal((await me(app, { cookie: browserOf(res).cookie })).statusCode, 200)
   assert.equal((await login(app, { email: EMAIL, password: OWNER_PASSWORD })).statusCode, 400)
   assert.equal((await login(app, { email: EMAIL, password: 'a new password' })).statusCode, 200)
+})
+
+test('auth: passwords, session cookies and one-time link tokens never reach the log', async (t) => {
+  let text = ''
+  const sink = new Writable({ write: (chunk, _enc, done) => ((text += chunk.toString()), done()) })
+  const app = await buildTestApp(t, { logger: createLogger({ level: 'debug', pretty: false, destination: sink }) })
+  const setupToken = await app.services.auth.createSetupToken()
+  assert.equal((await app.http.inject({ method: 'GET', url: `/api/setup/?token=${setupToken}` })).json().valid, true)
+  const owner = browserOf(await app.http.inject({ method: 'POST', url: '/api/setup/', payload: { token: setupToken, email: EMAIL, password: OWNER_PASSWORD, first_name: 'O' } }))
+  const invite = await app.http.inject({ method: 'POST', url: '/api/organizations/@current/invites/', headers: owner.headers, payload: { target_email: 'm@example.com' } })
+  const inviteToken = new URL(invite.json().invite_url).searchParams.get('invite')!
+  await app.http.inject({ method: 'GET', url: `/api/signup/invite/?token=${inviteToken}` })
+  await login(app, { email: EMAIL, password: 'a wrong password' })
+  await me(app, { cookie: owner.cookie })
+  const requests = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request')
+  assert.ok(requests.some((l) => l.url === '/api/setup/?token=[redacted]'), JSON.stringify(requests.map((l) => l.url)))
+  assert.ok(requests.some((l) => l.url === '/api/signup/invite/?token=[redacted]'))
+  for (const secret of [setupToken, inviteToken, OWNER_PASSWORD, 'a wrong password', owner.sessionToken, owner.csrfToken]) {
+    assert.ok(!text.includes(secret), `the log contains ${secret}`)
+  }
 })

@@ -41,11 +41,25 @@ export function sessionTokenOf(req: FastifyRequest): string | null {
 
 const CSRF_FAILED = 'CSRF Failed: the request must come from Tally itself and carry the X-CSRFToken header.'
 
-/** `csrf_failed` when the request carries an `Origin` that is not this server's own origin. */
+/** The origin of a URL as browsers serialise it (lower case, default port dropped), or null. */
+function originOf(url: string): string | null {
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? null : origin
+  } catch {
+    return null
+  }
+}
+
+/**
+ * `csrf_failed` when the request carries an `Origin` that is not this server's own: its scheme and
+ * `Host` as the client used them (through a trusted proxy: `X-Forwarded-Proto`/`-Host`).
+ */
 export function checkOrigin(req: FastifyRequest): void {
   const origin = req.headers.origin
   if (origin === undefined) return
-  if (origin.toLowerCase() !== `${req.protocol}://${req.host}`.toLowerCase()) {
+  const own = originOf(`${req.protocol}://${req.host}`)
+  if (own === null || originOf(origin) !== own) {
     throw new AppError('csrf_failed', `${CSRF_FAILED} Origin ${JSON.stringify(origin)} is not this server's.`)
   }
 }
