@@ -96,10 +96,15 @@ test('members: a member cannot manage members, invites, the project key or setti
   assertDenied(await call(app, 'PATCH', `${ORG}/members/${ownerUuid}/`, member.headers, { level: 1 }), 'change a level')
   assertDenied(await call(app, 'DELETE', `${ORG}/members/${ownerUuid}/`, member.headers), 'remove the owner')
   assertDenied(await call(app, 'PATCH', `/api/projects/${app.projectId}/reset_token/`, member.headers), 'rotate the project key')
-  const settings = await call(app, 'PATCH', `/api/projects/${app.projectId}/`, member.headers, { name: 'Mine now' })
-  // Project settings writes are admin-only wherever the route exists (404 until it does).
-  assert.ok([403, 404].includes(settings.statusCode), settings.body)
-  if (settings.statusCode === 403) assert.equal(settings.json().code, 'permission_denied')
+  for (const url of [`/api/projects/${app.projectId}/`, `/api/projects/${app.projectId}`, '/api/projects/@current/']) {
+    assertDenied(await call(app, 'PATCH', url, member.headers, { name: 'Mine now', timezone: 'Europe/Paris' }), `project settings ${url}`)
+  }
+  const project = (await call(app, 'GET', `/api/projects/${app.projectId}/`, member.headers)).json()
+  assert.equal(project.name, 'Default project', 'members read the settings; nothing changed')
+  assert.equal(project.timezone, 'UTC')
+  const byOwner = await call(app, 'PATCH', `/api/projects/${app.projectId}/`, owner.headers, { timezone: 'Europe/Paris' })
+  assert.equal(byOwner.statusCode, 200, byOwner.body)
+  assert.equal(byOwner.json().timezone, 'Europe/Paris')
 
   // Keys: the member manages their own, and cannot see or revoke the owner's.
   const ownerKeys = (await call(app, 'GET', '/api/personal_api_keys/', app.auth)).json()
@@ -122,7 +127,7 @@ test('members: a member cannot manage members, invites, the project key or setti
   assert.equal((await call(app, 'GET', '/api/users/@me/', { authorization: `Bearer ${mine.json().value}` })).statusCode, 401, 'a revoked key stops at once')
 })
 
-test('members: owners and admins rotate the project key; the old key stops resolving at once', async (t) => {
+test('members: owners and admins rotate the project key (the old key stops resolving at once) and change settings', async (t) => {
   const app = await buildTestApp(t)
   const owner = await setUpOwner(app)
   const admin = await inviteAndSignUp(app, owner, 'adm@example.com', 8)
@@ -134,6 +139,9 @@ test('members: owners and admins rotate the project key; the old key stops resol
   const capture = (key: string) => call(app, 'POST', '/e/', {}, { api_key: key, event: 'e', distinct_id: 'd' })
   assert.equal((await capture(app.projectKey)).statusCode, 401)
   assert.equal((await capture(fresh)).statusCode, 200)
+  const renamed = await call(app, 'PATCH', `/api/projects/${app.projectId}/`, admin.headers, { name: 'Shop' })
+  assert.equal(renamed.statusCode, 200, 'admins change project settings')
+  assert.equal(renamed.json().name, 'Shop')
 })
 
 test('members: level changes and removal follow PostHog\'s rules; a removed member\'s session and keys stop working', async (t) => {
