@@ -194,11 +194,11 @@ test('actions: format=csv on list and retrieve gives CSV with a header row; form
   assert.equal((await api.get('/actions/?format=xml')).statusCode, 404)
 })
 
-test('actions: people answers 501 in PostHog error shape until persons are ingested', async (t) => {
+test('actions: people without an action named is a 400 on actions (the people themselves: actions-people.e2e.test.ts)', async (t) => {
   const app = await buildTestApp(t)
   const res = await privateApi(app).get('/actions/people/')
-  assert.equal(res.statusCode, 501)
-  assert.deepEqual([res.json().type, res.json().code, res.json().attr], ['server_error', 'not_implemented', null])
+  assert.equal(res.statusCode, 400)
+  assert.deepEqual([res.json().type, res.json().code, res.json().attr], ['validation_error', 'required', 'actions'])
 })
 
 test('actions: count is the events of the last three months that match a step, counted in the event store', async (t) => {
