@@ -21,6 +21,7 @@ import { createMemberService } from '../modules/auth/member-service.ts'
 import type { Config } from '../config/load-config.ts'
 import type { QueryEngine } from '../modules/query/query-engine.ts'
 import { createQueries } from './create-queries.ts'
+import { createInsightResults } from '../modules/insights/insight-results.ts'
 import { createPersonServices } from './create-person-services.ts'
 import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
@@ -48,7 +49,8 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   const members = createMemberService({ store: authStore, auth, projects })
   const ingestionCounters = createIngestionCounters()
   const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
-  const insights = createInsightService(createSqlInsightStore(stores.meta))
+  const insightStore = createSqlInsightStore(stores.meta)
+  const insights = createInsightService(insightStore)
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))
   const actions = createActionService(createSqlActionStore(stores.meta), stores.actionEvents)
   const flags = createFlagServices(stores.meta, logger, {
@@ -58,7 +60,8 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   })
   const personServices = createPersonServices({ meta: stores.meta, personEvents: stores.personEvents, queue: stores.queue, cache: flags.personData, actions, actionEvents: stores.actionEvents })
   const queries = createQueries(stores, { actions, cohorts: flags.cohorts, meta: stores.meta }, config?.query)
-  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  const insightResults = createInsightResults(insightStore, queries)
+  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -24,6 +24,7 @@ import type { CohortService } from '../modules/cohorts/cohort-service.ts'
 import type { GroupTypeService } from '../modules/group-types/group-type-service.ts'
 import type { DecideService } from '../modules/decide/decide-service.ts'
 import type { QueryService } from '../modules/query/query-service.ts'
+import type { InsightResults } from '../modules/insights/insight-results.ts'
 import { queryRoutes } from '../modules/query/query-routes.ts'
 import type { DefinitionsCache } from '../modules/decide/flag-definitions.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
@@ -68,6 +69,7 @@ export interface ServerServices {
   groupTypes: GroupTypeService
   decide: DecideService
   queries: QueryService
+  insightResults: InsightResults
   flagDefinitions: DefinitionsCache
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
@@ -153,9 +155,9 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(eventRoutes, { events: services.eventReads, persons: services.eventPersons })
     await privateScope.register(personRoutes, { persons: services.persons })
     await privateScope.register(groupRoutes, { groups: services.groups })
-    await privateScope.register(insightRoutes, { insights: services.insights })
+    await privateScope.register(insightRoutes, { insights: services.insights, results: services.insightResults })
     await privateScope.register(queryRoutes, { queries: services.queries })
-    await privateScope.register(dashboardRoutes, { dashboards: services.dashboards })
+    await privateScope.register(dashboardRoutes, { dashboards: services.dashboards, results: services.insightResults })
     await privateScope.register(actionRoutes, { actions: services.actions, people: services.actionPeople })
     await privateScope.register(featureFlagRoutes, { flags: services.featureFlags })
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })

@@ -2,6 +2,10 @@ import { toInsightJson } from '../insights/insight-json.ts'
 import { toUserSummary } from '../projects/project-types.ts'
 import type { DashboardView } from './dashboard-service.ts'
 import type { Tile } from './dashboard-types.ts'
+import type { InsightResult } from '../insights/insight-results.ts'
+
+/** Each tile insight's result by insight id (what the read's refresh mode gave). */
+export type TileResults = ReadonlyMap<number, InsightResult>
 
 /** A dashboard list item (PostHog's DashboardBasicSerializer): no tiles, no filters. */
 export function toDashboardListJson({ dashboard: d, access }: DashboardView) {
@@ -25,10 +29,11 @@ export function toDashboardListJson({ dashboard: d, access }: DashboardView) {
   }
 }
 
-function toTileJson(t: Tile, order: number) {
+function toTileJson(t: Tile, order: number, results?: TileResults) {
+  const result = t.insight ? results?.get(t.insight.id) : undefined
   return {
     id: t.id,
-    insight: t.insight ? toInsightJson(t.insight) : null,
+    insight: t.insight ? toInsightJson(t.insight, result) : null,
     text: t.text
       ? {
           id: t.text.id,
@@ -44,13 +49,13 @@ function toTileJson(t: Tile, order: number) {
     deleted: t.deleted,
     filters_overrides: t.filtersOverrides,
     order,
-    last_refresh: null,
-    is_cached: false,
+    last_refresh: result?.lastRefresh?.toISOString() ?? null,
+    is_cached: result?.isCached ?? false,
   }
 }
 
 /** A full dashboard record (PostHog's DashboardSerializer), with its tiles in display order. */
-export function toDashboardJson(v: DashboardView) {
+export function toDashboardJson(v: DashboardView, results?: TileResults) {
   const d = v.dashboard
   return {
     ...toDashboardListJson(v),
@@ -64,6 +69,6 @@ export function toDashboardJson(v: DashboardView) {
     use_template: '',
     use_dashboard: null,
     delete_insights: false,
-    tiles: (v.tiles ?? []).map(toTileJson),
+    tiles: (v.tiles ?? []).map((t, i) => toTileJson(t, i, results)),
   }
 }

@@ -4,13 +4,31 @@ import { paginate, readPage } from '../../http/pagination.ts'
 import { addRoute, readFormat, refuseDelete } from '../../http/route-paths.ts'
 import { toDashboardJson, toDashboardListJson } from './dashboard-json.ts'
 import { parseDashboardBody, parseMoveTile, parseTemplateJson } from './dashboard-schemas.ts'
-import type { DashboardService } from './dashboard-service.ts'
+import type { DashboardService, DashboardView } from './dashboard-service.ts'
+import { readRefresh, type InsightResult, type InsightResults } from '../insights/insight-results.ts'
+import type { Project } from '../projects/project-types.ts'
+import { AppError } from '../../shared/errors.ts'
+
+/** Each tile's insight result as `refresh` asks; a tile whose stored query cannot run shows no result. */
+async function tileResults(results: InsightResults, project: Project, view: DashboardView, refresh: unknown): Promise<Map<number, InsightResult>> {
+  const mode = readRefresh(refresh)
+  const out = new Map<number, InsightResult>()
+  for (const tile of view.tiles ?? []) {
+    if (!tile.insight || tile.deleted || out.has(tile.insight.id)) continue
+    try {
+      out.set(tile.insight.id, await results.resultOf(project, tile.insight, mode))
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'validation_error')) throw err
+    }
+  }
+  return out
+}
 
 
 /** `/api/projects/:project_id/dashboards/` with `move_tile` and `create_from_template_json`; DELETE refused. */
-export async function dashboardRoutes(app: FastifyInstance, opts: { dashboards: DashboardService }) {
+export async function dashboardRoutes(app: FastifyInstance, opts: { dashboards: DashboardService; results: InsightResults }) {
   const base = '/api/projects/:project_id/dashboards/'
-  const { dashboards } = opts
+  const { dashboards, results } = opts
 
   addRoute(app, 'GET', base, async (req) => {
     readFormat(req)
@@ -29,7 +47,8 @@ export async function dashboardRoutes(app: FastifyInstance, opts: { dashboards: 
   })
   addRoute(app, 'GET', `${base}:id/`, async (req) => {
     readFormat(req)
-    return toDashboardJson(await dashboards.get(req.project, req.user, pathId(req)))
+    const view = await dashboards.get(req.project, req.user, pathId(req))
+    return toDashboardJson(view, await tileResults(results, req.project, view, (req.query as Record<string, unknown> | undefined)?.refresh))
   })
   addRoute(app, 'PATCH', `${base}:id/`, async (req) => {
     const id = pathId(req)

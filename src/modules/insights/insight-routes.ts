@@ -1,22 +1,40 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Insight } from './insight-types.ts'
+import { AppError } from '../../shared/errors.ts'
 import { pathId, readBody } from '../../http/drf-fields.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { addRoute, readFormat, refuseDelete } from '../../http/route-paths.ts'
 import { toInsightJson } from './insight-json.ts'
 import { parseInsightBody } from './insight-schemas.ts'
 import type { InsightService } from './insight-service.ts'
+import { readRefresh, type InsightResults } from './insight-results.ts'
 
 
-/** `/api/projects/:project_id/insights/`: list, create, retrieve, PATCH (soft delete); DELETE refused. */
-export async function insightRoutes(app: FastifyInstance, opts: { insights: InsightService }) {
+const keepValidationErrorsOut = (err: unknown): undefined => {
+  if (err instanceof AppError && err.code === 'validation_error') return undefined
+  throw err
+}
+
+const refreshOf = (req: FastifyRequest) => readRefresh((req.query as Record<string, unknown> | undefined)?.refresh)
+
+/**
+ * `/api/projects/:project_id/insights/`: list, create, retrieve, PATCH (soft delete); DELETE refused.
+ * Reads carry the query's result as `?refresh=` asks (default `force_cache`: the cached one, if any).
+ */
+export async function insightRoutes(app: FastifyInstance, opts: { insights: InsightService; results: InsightResults }) {
   const base = '/api/projects/:project_id/insights/'
-  const { insights } = opts
+  const { insights, results } = opts
+  const withResult = async (req: FastifyRequest, insight: Insight) => toInsightJson(insight, await results.resultOf(req.project, insight, refreshOf(req)))
 
   addRoute(app, 'GET', base, async (req) => {
     readFormat(req)
     const page = readPage(req)
+    const mode = refreshOf(req)
     const { count, rows } = await insights.list(req.project, page)
-    return paginate(req, page, count, rows.map(toInsightJson))
+    const json = []
+    // One insight whose stored query cannot run shows no result rather than failing the list.
+    for (const row of rows) json.push(toInsightJson(row, await results.resultOf(req.project, row, mode).catch(keepValidationErrorsOut)))
+    return paginate(req, page, count, json)
   })
   addRoute(app, 'POST', base, async (req, reply) => {
     const { input, dashboards } = parseInsightBody(readBody(req.body))
@@ -25,14 +43,14 @@ export async function insightRoutes(app: FastifyInstance, opts: { insights: Insi
   })
   addRoute(app, 'GET', `${base}:id/`, async (req) => {
     readFormat(req)
-    return toInsightJson(await insights.get(req.project, pathId(req)))
+    return withResult(req, await insights.get(req.project, pathId(req)))
   })
   addRoute(app, 'PATCH', `${base}:id/`, async (req) => {
     const body = readBody(req.body)
     const id = pathId(req)
     const { input, dashboards } = parseInsightBody(body)
     const restoreOnly = Object.keys(body).filter((k) => k !== 'personal_api_key').length === 1 && input.deleted === false
-    return toInsightJson(await insights.update(req.project, id, input, dashboards, restoreOnly))
+    return withResult(req, await insights.update(req.project, id, input, dashboards, restoreOnly))
   })
   addRoute(app, 'DELETE', `${base}:id/`, refuseDelete)
 }

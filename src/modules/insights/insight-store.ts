@@ -1,5 +1,5 @@
 import type { Page } from '../../shared/page.ts'
-import type { Insight, InsightInput } from './insight-types.ts'
+import type { Insight, InsightCache, InsightInput } from './insight-types.ts'
 
 /** Persistence for insights and their placement on dashboards (tiles). Every method is project-scoped. */
 export interface InsightStore {
@@ -9,7 +9,10 @@ export interface InsightStore {
   list(projectId: number, page: Page): Promise<{ count: number; rows: Insight[] }>
   find(projectId: number, id: number, opts?: { includeDeleted?: boolean }): Promise<Insight | null>
   insert(input: InsightInput & { projectId: number; createdBy: number | null }): Promise<number>
+  /** Changes the given fields; a new `query` drops the cached result. */
   update(projectId: number, id: number, input: InsightInput): Promise<void>
+  /** Keeps a computed result for the insight (replacing the previous one). */
+  saveResult(projectId: number, id: number, cache: InsightCache): Promise<void>
   /** Which of `ids` are dashboards of the project, and whether each is deleted. */
   findDashboards(projectId: number, ids: number[]): Promise<{ id: number; deleted: boolean }[]>
   /**

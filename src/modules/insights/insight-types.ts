@@ -7,8 +7,8 @@ export interface InsightPlacement {
 }
 
 /**
- * A saved insight, kept minimal until the query engine arrives: its name, description and the
- * query/filters JSON that will drive it. Dashboards show insights through tiles.
+ * A saved insight: its name, description, the query (PostHog's `InsightVizNode`/`DataTableNode`)
+ * and its last result. Dashboards show insights through tiles.
  */
 export interface Insight {
   id: number
@@ -23,6 +23,16 @@ export interface Insight {
   createdAt: Date
   updatedAt: Date
   placements: InsightPlacement[]
+  /** The last computed result of `query`, if any (dropped when the query changes). */
+  cache: InsightCache | null
+}
+
+/** A computed query response kept with its insight. */
+export interface InsightCache {
+  /** Names the query it answers (project, zone, query): a different key is a miss. */
+  key: string
+  response: Record<string, unknown>
+  computedAt: Date
 }
 
 /** The writable part of an insight; on update only the fields present change. */

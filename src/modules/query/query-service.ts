@@ -74,6 +74,11 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
   }
 
   return {
+    /** The cache key of a query (its wrapper unwrapped) in the project's zone. */
+    cacheKey(project: Project, query: unknown): string {
+      return queryCacheKey(project.id, unwrapQuery(query).node, project.timezone || 'UTC')
+    },
+
     /** Computes a query (or a wrapper's source) now; the answer carries PostHog's envelope. */
     async run(project: Project, query: unknown, opts: { signal?: AbortSignal } = {}): Promise<QueryResponse> {
       const { node, kind } = unwrapQuery(query)

@@ -37,6 +37,9 @@ export function toInsight(r: Record<string, any>, prefix = ''): Insight {
     createdAt: new Date(r[`${prefix}created_at`]),
     updatedAt: new Date(r[`${prefix}updated_at`]),
     placements: r[`${prefix}placements`] ?? [],
+    cache: r[`${prefix}cached_result`] && r[`${prefix}cache_key`]
+      ? { key: r[`${prefix}cache_key`], response: r[`${prefix}cached_result`], computedAt: new Date(r[`${prefix}cached_at`]) }
+      : null,
   }
 }
 
@@ -96,10 +99,21 @@ export function createSqlInsightStore(db: SqlClient): InsightStore {
           query: input.query === undefined ? undefined : input.query === null ? null : toPgJson(input.query),
           filters: input.filters === undefined ? undefined : toPgJson(input.filters),
           deleted: input.deleted,
+          // A new query makes the cached result an answer to another question.
+          ...(input.query === undefined ? {} : { cached_result: null, cached_at: null, cache_key: null }),
         },
         2,
       )
       await db.query(`UPDATE insights SET ${set.sql} WHERE project_id = $1 AND id = $2`, [projectId, id, ...set.params])
+    },
+    async saveResult(projectId, id, cache) {
+      await db.query('UPDATE insights SET cached_result = $1, cached_at = $2, cache_key = $3 WHERE project_id = $4 AND id = $5', [
+        toPgJson(cache.response),
+        cache.computedAt.toISOString(),
+        cache.key,
+        projectId,
+        id,
+      ])
     },
     async findDashboards(projectId, ids) {
       if (ids.length === 0) return []

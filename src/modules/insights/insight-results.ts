@@ -1,0 +1,61 @@
+import { validationError } from '../../shared/errors.ts'
+import type { Project } from '../projects/project-types.ts'
+import type { QueryService } from '../query/query-service.ts'
+import type { InsightStore } from './insight-store.ts'
+import type { Insight, InsightCache } from './insight-types.ts'
+
+/** PostHog's `refresh` modes of insight and dashboard reads (`async` ones compute while the client waits here). */
+export const REFRESH_MODES = ['blocking', 'force_blocking', 'async', 'force_async', 'lazy_async', 'async_except_on_cache_miss', 'force_cache'] as const
+export type RefreshMode = (typeof REFRESH_MODES)[number]
+
+/** What an insight shows of its query's answer. */
+export interface InsightResult {
+  response: Record<string, unknown> | null
+  lastRefresh: Date | null
+  isCached: boolean
+}
+
+const HOUR = 3_600_000
+/** How long a result counts as fresh for `blocking` (PostHog recomputes hourly data sooner). */
+const FRESH_MS = { hour: 15 * 60_000, other: 6 * HOUR }
+/** `lazy_async` accepts older results. */
+const LAZY_MS = 24 * HOUR
+
+/**
+ * The `refresh` query parameter: PostHog's modes, plus legacy `true` (always compute) and `false`
+ * (cache only). Absent: `force_cache`, PostHog's default for insight reads (never computes).
+ */
+export function readRefresh(v: unknown): RefreshMode {
+  if (v === undefined || v === 'false' || v === false) return 'force_cache'
+  if (v === 'true' || v === true || v === '1') return 'force_blocking'
+  if (typeof v !== 'string' || !(REFRESH_MODES as readonly string[]).includes(v)) throw validationError('refresh', `"${String(v)}" is not a valid choice.`, 'invalid_choice')
+  return v as RefreshMode
+}
+
+function intervalOf(query: Record<string, unknown>): string | undefined {
+  const source = (query.source ?? query) as Record<string, unknown>
+  return typeof source.interval === 'string' ? source.interval : undefined
+}
+
+/** Computes or serves the cached result of insights, as the refresh mode asks. */
+export function createInsightResults(store: InsightStore, queries: QueryService, now: () => Date = () => new Date()) {
+  return {
+    async resultOf(project: Project, insight: Insight, mode: RefreshMode): Promise<InsightResult> {
+      if (!insight.query) return { response: null, lastRefresh: null, isCached: false }
+      const key = queries.cacheKey(project, insight.query)
+      const cached: InsightCache | null = insight.cache && insight.cache.key === key ? insight.cache : null
+      const age = cached ? now().getTime() - cached.computedAt.getTime() : Infinity
+      const fresh = mode === 'lazy_async' ? LAZY_MS : intervalOf(insight.query) === 'hour' ? FRESH_MS.hour : FRESH_MS.other
+      if (cached && (mode === 'force_cache' || (mode !== 'force_blocking' && age < fresh))) {
+        return { response: cached.response, lastRefresh: cached.computedAt, isCached: true }
+      }
+      if (mode === 'force_cache') return { response: null, lastRefresh: null, isCached: false }
+      const response = await queries.run(project, insight.query)
+      const computedAt = new Date(String(response.last_refresh))
+      await store.saveResult(project.id, insight.id, { key, response, computedAt })
+      return { response, lastRefresh: computedAt, isCached: false }
+    },
+  }
+}
+
+export type InsightResults = ReturnType<typeof createInsightResults>
