@@ -18,6 +18,9 @@ import { countingSqlClient, ingestionGroupStoreContract, ingestionPersonStoreCon
 import { insightStoreContract } from './insight-store.contract.ts'
 import { personDataStoreContract } from './person-data-store.contract.ts'
 import { projectStoreContract } from './project-store.contract.ts'
+import { personApiStoreContract } from './person-store.contract.ts'
+import { createSqlPersonStore } from '../../src/storage/sql/sql-person-store.ts'
+import { createSqlGroupStore } from '../../src/storage/sql/sql-group-store.ts'
 import { sharedSqlDatabase } from './sql-harness.ts'
 import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
 
@@ -40,4 +43,7 @@ export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   }
   ingestionPersonStoreContract(engine, db.openWithWorld(ingestionPorts))
   ingestionGroupStoreContract(engine, db.openWithWorld(ingestionPorts))
+  personApiStoreContract(engine, db.openWithWorld((q) => ({
+    persons: createSqlPersonStore(q), groups: createSqlGroupStore(q), writer: createSqlIngestionPersonStore(q), groupWriter: createSqlIngestionGroupStore(q), data: createSqlPersonDataStore(q),
+  })))
 }

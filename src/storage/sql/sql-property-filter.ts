@@ -29,15 +29,16 @@ const NUMERIC_TEXT = `'^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]{1,2})?$
  * operator outside `PERSON_FILTER_OPERATORS` (the route refuses those first).
  */
 export function propertyFilterSql(column: string, filter: PropertyFilter, params: PgParams): string {
-  const key = params.add(toPgText(filter.key))
+  const operator = filter.operator ?? 'exact'
+  const value = filter.value
+  // Checked before the key is bound: PostgreSQL refuses a statement with an unused parameter.
+  if (operator !== 'is_set' && operator !== 'is_not_set' && (value === null || value === undefined)) return 'FALSE'
+  const key = `${params.add(toPgText(filter.key))}::text`
   const present = `(${column} ? ${key})`
   const raw = `(${column} -> ${key})`
   const text = `(CASE jsonb_typeof(${raw}) WHEN 'string' THEN ${raw} #>> '{}' ELSE ${raw}::text END)`
-  const operator = filter.operator ?? 'exact'
   if (operator === 'is_set') return present
   if (operator === 'is_not_set') return `NOT ${present}`
-  const value = filter.value
-  if (value === null || value === undefined) return 'FALSE'
   const negative = operator === 'is_not' || operator.startsWith('not_')
   const test = valueTest(operator, value, { raw, text }, params)
   return negative ? `(NOT ${present} OR NOT COALESCE(${test}, FALSE))` : `(${present} AND COALESCE(${test}, FALSE))`
