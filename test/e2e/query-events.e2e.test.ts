@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { buildTestApp } from '../helpers/test-app.ts'
+import { captureEvents, postQuery, queryOk, type TestEvent } from '../helpers/query-data.ts'
+
+const events: TestEvent[] = Array.from({ length: 30 }, (_, i) => ({
+  event: i % 3 === 0 ? 'signup' : '$pageview',
+  distinct_id: `user-${i % 4}`,
+  timestamp: new Date(Date.parse('2024-06-01T00:00:00Z') + i * 3_600_000).toISOString(),
+  properties: { $browser: i % 2 ? 'Chrome' : 'Safari', n: i, ...(i % 4 === 0 ? { $set: { email: `u${i % 4}@example.com` } } : {}) },
+}))
+
+test('EventsQuery: selected columns, *, person, filters, aggregates, order and pages with hasMore', async (t) => {
+  const app = await buildTestApp(t)
+  await captureEvents(app, events)
+  const newestFirst = [...events].sort((a, b) => b.timestamp.localeCompare(a.timestamp))
+
+  const page = await queryOk(app, { kind: 'EventsQuery', select: ['*', 'event', 'person', 'timestamp', 'properties.$browser'], limit: 5 })
+  assert.deepEqual(page.columns, ['*', 'event', 'person', 'timestamp', 'properties.$browser'])
+  assert.equal(page.types.length, 5)
+  assert.equal(page.hasMore, true)
+  assert.equal(page.results.length, 5)
+  page.results.forEach((row: any[], i: number) => {
+    const e = newestFirst[i]!
+    assert.equal(row[0].event, e.event)
+    assert.equal(row[0].distinct_id, e.distinct_id)
+    assert.equal(row[0].properties.n, e.properties!.n)
+    assert.equal(row[1], e.event)
+    assert.equal(row[2].distinct_id, e.distinct_id)
+    assert.equal(typeof row[2].uuid, 'string')
+    assert.equal(Date.parse(row[3]), Date.parse(e.timestamp))
+    assert.equal(row[4], e.properties!.$browser)
+  })
+
+  const second = await queryOk(app, { kind: 'EventsQuery', select: ['properties.n'], limit: 5, offset: 25 })
+  assert.deepEqual(second.results.map((r: string[]) => Number(r[0])), newestFirst.slice(25).map((e) => e.properties!.n))
+  assert.equal(second.hasMore, false)
+
+  const counts = await queryOk(app, { kind: 'EventsQuery', select: ['event', 'count()'], orderBy: ['count() DESC'] })
+  const expected = Object.entries(events.reduce<Record<string, number>>((m, e) => ({ ...m, [e.event]: (m[e.event] ?? 0) + 1 }), {})).sort((a, b) => b[1] - a[1])
+  assert.deepEqual(counts.results, expected)
+
+  const filtered = await queryOk(app, {
+    kind: 'EventsQuery', select: ['properties.n'], event: '$pageview', orderBy: ['timestamp ASC'],
+    properties: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }],
+    after: '2024-06-01T05:00:00Z', before: '2024-06-01T20:00:00Z',
+  })
+  const want = events.filter((e) => e.event === '$pageview' && e.properties!.$browser === 'Chrome' && e.timestamp > '2024-06-01T05:00:00.000Z' && e.timestamp < '2024-06-01T20:00:00.000Z')
+  assert.deepEqual(filtered.results.map((r: string[]) => Number(r[0])), want.map((e) => e.properties!.n))
+
+  const uniq = await queryOk(app, { kind: 'EventsQuery', select: ['uniq(distinct_id)', 'uniq(person_id)'] })
+  assert.deepEqual(uniq.results, [[4, 4]])
+
+  const byPerson = await queryOk(app, { kind: 'EventsQuery', select: ['person.properties.email', 'count()'], orderBy: ['person.properties.email'] })
+  assert.ok(byPerson.results.some((r: unknown[]) => r[0] === 'u0@example.com'))
+})
+
+test('EventsQuery refuses what it cannot read, naming the entry', async (t) => {
+  const app = await buildTestApp(t)
+  const cases: Array<[unknown, string]> = [
+    [{ kind: 'EventsQuery', select: ['event', 'arrayJoin(x)'] }, 'query.select.1'],
+    [{ kind: 'EventsQuery', select: [] }, 'query.select'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ['1 = 1'] }, 'query.where'],
+    [{ kind: 'EventsQuery', select: ['event'], limit: 0 }, 'query.limit'],
+    [{ kind: 'EventsQuery', select: ['*', 'count()'] }, 'query.select.0'],
+    [{ kind: 'EventsQuery', select: ['event'], after: 'yesterday-ish' }, 'query.after'],
+  ]
+  for (const [query, attr] of cases) {
+    const res = await postQuery(app, query)
+    assert.equal(res.statusCode, 400, `${JSON.stringify(query)}: ${res.body}`)
+    assert.equal(res.json().attr, attr, JSON.stringify(query))
+  }
+})
+
+test('guards: past the concurrency limit a query is a 429; past the time limit it is interrupted (504 query_timeout)', async (t) => {
+  const app = await buildTestApp(t, { env: { TALLY_QUERY_CONCURRENCY: '1', TALLY_QUERY_TIMEOUT_MS: '200' } })
+  const start = Date.parse('2024-01-01T00:00:00Z')
+  await captureEvents(app, Array.from({ length: 3000 }, (_, i) => ({ event: 'e', distinct_id: `p${i % 1000}`, timestamp: new Date(start + i * 7_200_000).toISOString() })))
+  // Monthly active users by hour over a year: millions of intermediate rows, far more than 200 ms of work.
+  const heavy = { kind: 'TrendsQuery', interval: 'hour', series: [{ kind: 'EventsNode', event: 'e', math: 'monthly_active' }], dateRange: { date_from: '2024-01-01', date_to: '2024-12-31' } }
+  let done = false
+  const running = postQuery(app, heavy).finally(() => (done = true))
+  const statuses: number[] = []
+  while (!done) {
+    const light = await postQuery(app, { kind: 'EventsQuery', select: ['count()'] })
+    statuses.push(light.statusCode)
+    if (light.statusCode === 429) {
+      assert.equal(light.json().type, 'throttled_error')
+      break
+    }
+  }
+  const slow = await running
+  assert.ok(statuses.includes(429), `a query beside the running one was refused (${statuses.join(',')})`)
+  assert.equal(slow.statusCode, 504, slow.body)
+  assert.equal(slow.json().code, 'query_timeout')
+  // The interrupted statement freed its slot and connection: the next query runs.
+  assert.equal((await postQuery(app, { kind: 'EventsQuery', select: ['count()'] })).statusCode, 200)
+})
