@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { AppError } from '../../shared/errors.ts'
 
 /** PostHog's (Django's) minimum password length. */
 export const MIN_PASSWORD_LENGTH = 8
@@ -8,11 +9,41 @@ export const MIN_PASSWORD_LENGTH = 8
 const COST = { N: 1 << 15, r: 8, p: 1 }
 const KEY_BYTES = 32
 
-function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
+// scrypt runs on libuv's thread pool (4 threads by default), which the event queue's file writes
+// share: at most 2 hashes run at once, so a burst of sign-ins from many addresses cannot stall
+// ingestion; past 100 waiting, a sign-in is refused as throttled instead of queued.
+const MAX_RUNNING = 2
+const MAX_WAITING = 100
+let running = 0
+const waiting: Array<() => void> = []
+
+function acquire(): Promise<void> {
+  if (running < MAX_RUNNING) {
+    running++
+    return Promise.resolve()
+  }
+  if (waiting.length >= MAX_WAITING) {
+    return Promise.reject(new AppError('throttled', 'Too many sign-ins at once; try again in a second.', null, { retryAfterSeconds: 1 }))
+  }
+  return new Promise((resolve) => waiting.push(resolve))
+}
+
+function release(): void {
+  const next = waiting.shift()
+  if (next) next() // the slot passes straight to the next waiter
+  else running--
+}
+
+async function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   const opts: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r }
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, opts, (err, key) => (err ? reject(err) : resolve(key)))
-  })
+  await acquire()
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      scrypt(password.normalize('NFKC'), salt, KEY_BYTES, opts, (err, key) => (err ? reject(err) : resolve(key)))
+    })
+  } finally {
+    release()
+  }
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64url) with a fresh 16-byte salt. */
