@@ -57,8 +57,9 @@ const ADMIN_ONLY_WRITES = new Set(['/api/projects/:project_id/', '/api/projects/
 /**
  * Authenticates every request of the scope, as PostHog's private API does: by the session cookie
  * (a state-changing request then needs the CSRF token, see session-cookies.ts), or by personal API
- * key. A request with an `Authorization` header is never taken as the session's, so API clients
- * are exempt from CSRF and a browser's cookie cannot stand in for a wrong key. The session is read
+ * key. A request with an `Authorization` header (or a `personal_api_key` query parameter) is never
+ * taken as the session's, so API clients are exempt from CSRF and a browser's cookie cannot stand
+ * in for a wrong key (a key in the body is read only without a valid session: bodies are parsed later). The session is read
  * on `onRequest`, before the body is parsed, so a forged cross-site form is refused as such (403)
  * whatever its content type. Then `:project_id` is resolved to a project the user is a member of.
  */
@@ -68,7 +69,9 @@ export async function installPrivateAuth(app: FastifyInstance, projects: Project
   app.decorateRequest('project', null as unknown as Project)
   app.decorateRequest('authMethod', null as unknown as 'session')
   app.addHook('onRequest', async (req, reply) => {
-    const token = req.headers.authorization === undefined ? sessionTokenOf(req) : null
+    // PostHog tries the personal key first: a request that names one is not the session's.
+    const namesKey = req.headers.authorization !== undefined || typeof (req.query as Record<string, unknown>)?.personal_api_key === 'string'
+    const token = namesKey ? null : sessionTokenOf(req)
     if (token === null) return
     const session = await auth.authenticateSession(token)
     if (!session) return

@@ -95,6 +95,8 @@ test('csrf: reads need no token; personal API keys are exempt even beside a sess
   const wrongKey = await postAction(app, { authorization: 'Bearer phx_wrong', cookie: browser.cookie })
   assert.equal(wrongKey.statusCode, 401)
   assert.equal(wrongKey.json().code, 'invalid_personal_api_key')
+  const inQuery = await app.http.inject({ method: 'GET', url: `/api/users/@me/?personal_api_key=phx_wrong`, headers: { cookie: browser.cookie } })
+  assert.equal(inQuery.statusCode, 401, 'a key named in the query is tried, not the cookie')
 })
 
 test('csrf: sign-in, set-up and sign-up from a foreign Origin are refused (no signing a browser into another account)', async (t) => {
