@@ -15,6 +15,8 @@ import type { toDeadLetterJson } from '../modules/dead-letters/dead-letter-route
 import type { replayDeadLetters } from '../ingestion/replay-dead-letters.ts'
 import type { FlagFilters } from '../domain/flags/flag-types.ts'
 import type { toMeJson, toPersonalKeyJson } from '../modules/auth/user-routes.ts'
+import type { toPersonDetailJson, toPersonJson } from '../modules/persons/person-json.ts'
+import type { toGroupJson } from '../modules/groups/group-routes.ts'
 // The route files read `req.user`/`req.project`, declared there: loaded so this file typechecks alone (web/tsconfig.json).
 import type {} from './private-scope.ts'
 
@@ -33,6 +35,9 @@ export type ProjectJson = ReturnType<typeof toProjectJson>
 export type DeadLetterJson = ReturnType<typeof toDeadLetterJson>
 export type MeJson = ReturnType<typeof toMeJson>
 export type PersonalKeyJson = ReturnType<typeof toPersonalKeyJson> & { value?: string }
+export type PersonJson = ReturnType<typeof toPersonJson>
+export type PersonDetailJson = ReturnType<typeof toPersonDetailJson>
+export type GroupJson = ReturnType<typeof toGroupJson>
 export type ReplayJson = Awaited<ReturnType<typeof replayDeadLetters>>
 
 /** PostHog's list envelope (`paginate` in http/pagination.ts). */
@@ -40,6 +45,13 @@ export interface ListJson<T> {
   count: number
   next: string | null
   previous: string | null
+  results: T[]
+}
+
+/** A page without a count (events, persons, groups): PostHog's cursor/offset links. */
+export interface CursorListJson<T> {
+  next: string | null
+  previous?: string | null
   results: T[]
 }
 

@@ -64,13 +64,51 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
 
     await page.getByLabel('Event', { exact: true }).fill('checkout started')
     await page.getByRole('button', { name: 'Filter' }).click()
-    await eventually(async () => (await table.getByRole('button', { name: '$pageview' }).count()) === 0, 600)
-    assert.ok((await table.getByRole('button', { name: 'checkout started' }).count()) >= 10)
+    await eventually(async () => (await table.getByRole('button', { name: '$pageview' }).count()) === 0 && (await table.getByRole('button', { name: 'checkout started' }).count()) === 10, 600)
     await page.getByRole('button', { name: 'Clear' }).click()
 
     const res = await app.http.inject({ method: 'POST', url: '/capture/', payload: { api_key: app.projectKey, event: 'arrived live', properties: { distinct_id: 'live-user' } } })
     assert.equal(res.statusCode, 200)
     await table.getByRole('button', { name: 'arrived live' }).waitFor()
+  })
+
+  await t.test('People: search, a person\'s properties, distinct ids and events; delete with events', async () => {
+    await open(page, 'People', 'People')
+    const people = page.getByRole('table', { name: 'People' })
+    await people.getByRole('link', { name: 'ada@example.com' }).waitFor()
+    const listed = await people.innerText()
+    for (const email of ['ada@example.com', 'grace@example.com', 'linus@example.org']) assert.ok(listed.includes(email), `${email} in ${listed}`)
+    await page.getByLabel('Search by email, name or distinct id').fill('grace')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await eventually(async () => (await people.getByRole('row').count()) === 2)
+    assert.match(await people.innerText(), /grace@example\.com/)
+    await page.getByLabel('Search by email, name or distinct id').fill('')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await people.getByRole('link', { name: 'ada@example.com' }).click()
+    await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor()
+    assert.match(await page.getByRole('table', { name: 'Person properties' }).innerText(), /plan\s+pro/)
+    await page.getByRole('table', { name: 'Person events' }).getByText('checkout started').first().waitFor()
+    await assertAccessible(page, 'person')
+    await screenshot(page, 'person')
+
+    await open(page, 'People', 'People')
+    await people.getByRole('link', { name: 'linus@example.org' }).click()
+    await page.getByRole('heading', { level: 1, name: 'linus@example.org' }).waitFor()
+    page.once('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: 'Delete with events' }).click()
+    await page.getByRole('heading', { level: 1, name: 'People' }).waitFor()
+    await eventually(async () => (await api.get('/persons/?search=linus')).json().results.length === 0)
+    await eventually(async () => (await app.http.inject({ url: `/api/projects/${app.projectId}/events/?distinct_id=linus@example.org`, headers: app.auth })).json().results.length === 0)
+  })
+
+  await t.test('Groups: the seeded company with its properties', async () => {
+    await open(page, 'Groups', 'Groups')
+    const groups = page.getByRole('table', { name: 'Groups' })
+    await groups.getByText('Acme Inc').waitFor()
+    await groups.getByRole('button', { name: 'acme' }).click()
+    assert.match(await groups.innerText(), /"seats": 12/)
+    await assertAccessible(page, 'groups')
+    await screenshot(page, 'groups')
   })
 
   await t.test('Feature flags: the seeded flag, create one in the form and see /decide change, toggle it off', async () => {
@@ -147,7 +185,7 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await page.getByRole('table', { name: 'Insights' }).getByText(seed.insightName).waitFor()
     await assertAccessible(page, 'insights list')
     await page.getByRole('link', { name: 'New insight' }).click()
-    await page.getByLabel('Series').fill('checkout started')
+    await page.getByLabel('Series 1', { exact: true }).fill('checkout started')
     await page.getByLabel('Show as').selectOption('ActionsBar')
     await page.getByLabel('Name').fill('Checkouts per day')
     await page.getByRole('button', { name: 'Save insight' }).click()
@@ -187,6 +225,16 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     const note = page.locator('.card').filter({ hasText: 'Weekly review' })
     await note.getByLabel('Move tile to dashboard').selectOption({ label: 'Marketing' })
     await eventually(async () => (await api.get(`/dashboards/${seed.otherDashboardId}/`)).json().tiles.some((x: { text: { body: string } | null }) => x.text?.body.startsWith('Weekly review')))
+
+    await open(page, 'Dashboards', 'Dashboards')
+    await page.getByLabel('Name').fill('Product overview')
+    await page.getByLabel('Start from').selectOption({ label: 'Template: Product analytics' })
+    await page.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Product overview' }).waitFor()
+    await page.getByRole('link', { name: 'Daily active users' }).waitFor()
+    // 2 people x (5 home pages + 3 pricing pages) in the last 30 days, as one number (Linus was deleted with his events).
+    assert.equal(await page.getByTestId('bold-number').innerText(), '16')
+    await screenshot(page, 'dashboard-from-template')
   })
 
   await t.test('Settings: project key and snippets, ingestion status and dead letters', async () => {

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
+import { Link } from 'wouter'
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
@@ -75,7 +76,9 @@ export default function ActivityPage() {
                     {page.results.map((ev) => (
                       <tr key={ev.id} className={selected?.id === ev.id ? 'clickable selected' : 'clickable'} onClick={() => setSelected(ev)}>
                         <td><button type="button" className="link" onClick={() => setSelected(ev)}>{ev.event}</button></td>
-                        <td className="mono">{ev.distinct_id}</td>
+                        <td className="mono">
+                          {ev.person ? <Link href={`~/persons/${ev.person.uuid}`}>{String(ev.person.properties.email ?? ev.person.properties.name ?? ev.distinct_id)}</Link> : ev.distinct_id}
+                        </td>
                         <td className="hide-narrow mono">{String(ev.properties.$current_url ?? ev.properties.$lib ?? '')}</td>
                         <td><Ago iso={ev.timestamp} /></td>
                       </tr>

@@ -3,15 +3,7 @@ import { useQuery } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { Ago, Card, Empty, Field, JsonView, Loadable, PageHeader } from '../ui.tsx'
-import type { GroupTypeJson } from '../../../src/http/wire-types.ts'
-
-/** A group as PostHog's groups API shows it. */
-interface GroupJson {
-  group_type_index: number
-  group_key: string
-  group_properties: Record<string, unknown>
-  created_at: string
-}
+import type { CursorListJson, GroupJson, GroupTypeJson } from '../../../src/http/wire-types.ts'
 
 export default function GroupsPage() {
   const { base } = useSession()
@@ -22,7 +14,7 @@ export default function GroupsPage() {
   const [open, setOpen] = useState<string | null>(null)
   const groups = useQuery({
     queryKey: ['groups', base, index, applied],
-    queryFn: () => api<{ results: GroupJson[] }>(`${base}/groups/?group_type_index=${index}&search=${encodeURIComponent(applied)}`),
+    queryFn: () => api<CursorListJson<GroupJson>>(`${base}/groups/?group_type_index=${index}&search=${encodeURIComponent(applied)}`),
     enabled: (types.data?.length ?? 0) > 0,
   })
   return (

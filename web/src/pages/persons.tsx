@@ -4,21 +4,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { Ago, Card, Empty, ErrorBox, Field, Loadable, PageHeader } from '../ui.tsx'
-import type { EventListJson, ListJson } from '../../../src/http/wire-types.ts'
+import type { CursorListJson, EventJson, EventListJson, PersonDetailJson, PersonJson } from '../../../src/http/wire-types.ts'
 
-/** A person as PostHog's persons API shows it (the fields this page reads). */
-export interface PersonJson {
-  id: string | number
-  uuid: string
-  name?: string
-  distinct_ids: string[]
-  properties: Record<string, unknown>
-  created_at: string
-  is_identified?: boolean
-}
 
-export function personName(p: PersonJson): string {
-  return String(p.properties.email ?? p.properties.name ?? p.name ?? p.distinct_ids[0] ?? p.uuid)
+/** The newest 50 events of all of a person's distinct ids (merged persons have several). */
+async function personEvents(base: string, distinctIds: string[]): Promise<EventJson[]> {
+  const pages = await Promise.all(distinctIds.slice(0, 20).map((d) => api<EventListJson>(`${base}/events/?limit=50&distinct_id=${encodeURIComponent(d)}`)))
+  return pages.flatMap((p) => p.results).sort((a, b) => b.timestamp.localeCompare(a.timestamp)).slice(0, 50)
 }
 
 export default function PersonsPage() {
@@ -36,7 +28,7 @@ function PersonList() {
   const [applied, setApplied] = useState('')
   const persons = useQuery({
     queryKey: ['persons', base, applied],
-    queryFn: () => api<ListJson<PersonJson>>(`${base}/persons/?limit=100${applied ? `&search=${encodeURIComponent(applied)}` : ''}`),
+    queryFn: () => api<CursorListJson<PersonJson>>(`${base}/persons/?limit=100${applied ? `&search=${encodeURIComponent(applied)}` : ''}`),
   })
   return (
     <>
@@ -56,7 +48,7 @@ function PersonList() {
                 <tbody>
                   {page.results.map((p) => (
                     <tr key={p.uuid}>
-                      <td><Link href={`/${p.uuid}`}>{personName(p)}</Link></td>
+                      <td><Link href={`/${p.uuid}`}>{p.name}</Link></td>
                       <td className="mono hide-narrow">{p.distinct_ids.slice(0, 3).join(', ')}{p.distinct_ids.length > 3 ? ` +${p.distinct_ids.length - 3}` : ''}</td>
                       <td><Ago iso={p.created_at} /></td>
                     </tr>
@@ -76,10 +68,10 @@ function PersonDetail() {
   const { id } = useParams<{ id: string }>()
   const [, navigate] = useLocation()
   const queryClient = useQueryClient()
-  const person = useQuery({ queryKey: ['person', base, id], queryFn: () => api<PersonJson>(`${base}/persons/${encodeURIComponent(id)}/`) })
+  const person = useQuery({ queryKey: ['person', base, id], queryFn: () => api<PersonDetailJson>(`${base}/persons/${encodeURIComponent(id)}/`) })
   const events = useQuery({
     queryKey: ['person-events', base, id],
-    queryFn: () => api<EventListJson>(`${base}/events/?limit=50&person_id=${encodeURIComponent(id)}`),
+    queryFn: () => personEvents(base, person.data!.distinct_ids),
     enabled: !!person.data,
   })
   const remove = useMutation({
@@ -93,7 +85,7 @@ function PersonDetail() {
     <Loadable query={person}>
       {(p) => (
         <>
-          <PageHeader title={personName(p)} description={`Person ${p.uuid}`}>
+          <PageHeader title={p.name} description={`Person ${p.uuid}`}>
             <button type="button" className="btn danger" onClick={() => confirm('Delete this person? Their events stay.') && remove.mutate(false)}>Delete person</button>
             <button type="button" className="btn danger" onClick={() => confirm('Delete this person and all their events?') && remove.mutate(true)}>Delete with events</button>
           </PageHeader>
@@ -110,9 +102,9 @@ function PersonDetail() {
           </div>
           <Card title="Events">
             <Loadable query={events}>
-              {(page) => page.results.length === 0 ? <Empty>No events.</Empty> : (
+              {(list) => list.length === 0 ? <Empty>No events.</Empty> : (
                 <table aria-label="Person events"><tbody>
-                  {page.results.map((ev) => <tr key={ev.id}><td>{ev.event}</td><td className="mono">{ev.distinct_id}</td><td><Ago iso={ev.timestamp} /></td></tr>)}
+                  {list.map((ev) => <tr key={ev.id}><td>{ev.event}</td><td className="mono">{ev.distinct_id}</td><td><Ago iso={ev.timestamp} /></td></tr>)}
                 </tbody></table>
               )}
             </Loadable>
