@@ -209,6 +209,21 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await screenshot(page, 'insight-trend')
   })
 
+  await t.test('Insights: stickiness and lifecycle drawn from the query API', async () => {
+    await open(page, 'Insights', 'Insights')
+    await page.getByRole('link', { name: 'New insight' }).click()
+    for (const [tab, kind] of [['Stickiness', 'StickinessQuery'], ['Lifecycle', 'LifecycleQuery']]) {
+      await page.getByRole('tab', { name: tab }).click()
+      await page.getByRole('button', { name: 'Run' }).click()
+      await page.getByRole('img', { name: `${kind} chart` }).waitFor()
+      assert.equal(await page.getByRole('alert').count(), 0, `${tab}: no error`)
+    }
+    // Lifecycle's series are PostHog's statuses; the seeded people are new in the range.
+    assert.match(await page.getByRole('table', { name: 'Series totals' }).innerText(), /new\s+\d/)
+    await assertAccessible(page, 'lifecycle')
+    await screenshot(page, 'insight-lifecycle')
+  })
+
   await t.test('Dashboards: tiles and text card, date-range override, move a tile', async () => {
     await open(page, 'Dashboards', 'Dashboards')
     await page.getByRole('table', { name: 'Dashboards' }).getByRole('link', { name: seed.dashboardName }).click()
@@ -245,6 +260,10 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     assert.match(await page.getByLabel('posthog-python snippet').innerText(), /Posthog\('phc_/)
     await assertAccessible(page, 'settings')
     await screenshot(page, 'settings')
+    await page.getByLabel('Project time zone').selectOption('Europe/Berlin')
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await page.getByText('Saved.').waitFor()
+    assert.equal((await app.http.inject({ url: `/api/projects/${app.projectId}/`, headers: app.auth })).json().timezone, 'Europe/Berlin')
     await page.getByRole('tab', { name: 'Ingestion' }).click()
     await page.getByText('ready', { exact: true }).waitFor()
     await page.getByText('No dead letters.').waitFor()

@@ -9,6 +9,8 @@ interface TrendSeries { label?: string; data?: number[]; labels?: string[]; days
 interface FunnelStep { name?: string; custom_name?: string | null; count?: number; order?: number; average_conversion_time?: number | null; median_conversion_time?: number | null }
 interface RetentionRow { date?: string; label?: string; values?: { count: number }[] }
 
+// PostHog's lifecycle colours: growth in green and blue, loss in red.
+const LIFECYCLE_COLORS: Record<string, string> = { new: '#2e7d32', returning: '#1d4aff', resurrecting: '#a621c8', dormant: '#d32f2f' }
 const num = (n: number | undefined | null) => (n == null ? '—' : Number.isInteger(n) ? n.toLocaleString() : n.toFixed(2))
 const seriesName = (s: TrendSeries) => [s.label, s.breakdown_value != null ? String(s.breakdown_value) : null, s.compare_label].filter(Boolean).join(' · ') || 'Series'
 const duration = (s: number | null | undefined) => (s == null ? '—' : s < 60 ? `${Math.round(s)}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`)
@@ -46,6 +48,7 @@ export function InsightResult({ kind, display, result, small }: { kind: Kind; di
     series: series.map((s) => ({
       name: s.status ?? seriesName(s), type: bar ? 'bar' : 'line', data: s.data ?? [], smooth: false, showSymbol: false,
       ...(stacked ? { stack: 'lifecycle' } : {}),
+      ...(s.status && LIFECYCLE_COLORS[s.status] ? { itemStyle: { color: LIFECYCLE_COLORS[s.status] } } : {}),
     })),
   }
   return (
