@@ -7,7 +7,7 @@ import type { Project, User } from '../projects/project-types.ts'
 import type { AuthStore } from './auth-store.ts'
 import { LEVEL, type Membership, type MembershipLevel } from './auth-types.ts'
 import { createLoginThrottle } from './login-throttle.ts'
-import { hashPassword, verifyPassword } from './passwords.ts'
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts'
 
 /** Sign-in limits and lifetimes (config `auth`). */
 export interface AuthSettings {
@@ -61,8 +61,11 @@ export interface OpenedSession {
   user: User
 }
 
+/** A new password meets PostHog's (Django's) minimum length. */
 export function readNewPassword(password: string): string {
-  if (password.length < 8) throw validationError('password', 'This password is too short. It must contain at least 8 characters.', 'password_too_short')
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw validationError('password', `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`, 'password_too_short')
+  }
   return password
 }
 
