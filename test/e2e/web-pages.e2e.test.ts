@@ -302,4 +302,18 @@ test('web app: usable at a phone width, and the first load stays under 300 KB co
   await page.getByRole('table', { name: 'Feature flags' }).getByText(seed.flagKey).waitFor()
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width)
   await screenshot(page, 'feature-flags-phone')
+
+  // Every section fits the phone's width (wide tables scroll inside their card, not the page).
+  for (const [link, heading] of [['People', 'People'], ['Groups', 'Groups'], ['Insights', 'Insights'], ['Dashboards', 'Dashboards'], ['Actions', 'Actions'], ['Cohorts', 'Cohorts'], ['Settings', 'Settings']]) {
+    await page.getByRole('button', { name: 'Menu' }).click()
+    await nav.getByRole('link', { name: link, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor()
+    await page.locator('.card').first().waitFor()
+    const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth)
+    assert.ok(pageWidth <= PHONE.width, `${link}: ${pageWidth} px wide at ${PHONE.width}`)
+  }
+  await page.goto(`${url}/insights/${seed.insightId}`)
+  await page.getByRole('img', { name: 'TrendsQuery chart' }).waitFor()
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'insight editor fits')
+  await screenshot(page, 'insight-phone')
 })
