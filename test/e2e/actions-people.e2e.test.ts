@@ -81,7 +81,8 @@ test('actions/people pages with limit/offset: each person once across the pages'
   const seen: string[] = []
   let path: string | null = `/api/projects/${app.projectId}/actions/people/?action_id=${id}&date_from=all&limit=1`
   for (let pages = 0; path; pages++) {
-    const res = await app.http.inject({ method: 'GET', url: path, headers: app.auth })
+    const current: string = path
+    const res = await app.http.inject({ method: 'GET', url: current, headers: app.auth })
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json() as PeopleJson
     assert.ok(body.results[0]!.count <= 1)

@@ -37,7 +37,8 @@ test('groups: listed by type index newest first, cursor pages cover each once; s
   const keys: string[] = []
   let url: string | null = `${api.base}/groups/?group_type_index=0&limit=3`
   for (let pages = 0; url; pages++) {
-    const res = await app.http.inject({ method: 'GET', url, headers: app.auth })
+    const current: string = url
+    const res = await app.http.inject({ method: 'GET', url: current, headers: app.auth })
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json() as GroupsPage
     assert.ok(body.results.length <= 3)
@@ -71,7 +72,7 @@ test('groups/find returns one group by type and key, 404 when absent; missing or
   const api = privateApi(app)
   const found = await api.get('/groups/find/?group_type_index=0&group_key=acme')
   assert.equal(found.statusCode, 200, found.body)
-  assert.deepEqual({ ...found.json(), created_at: undefined }, { group_type_index: 0, group_key: 'acme', group_properties: { plan: 'enterprise' }, created_at: undefined, notebook: null })
+  assert.deepEqual({ ...(found.json() as object), created_at: undefined }, { group_type_index: 0, group_key: 'acme', group_properties: { plan: 'enterprise' }, created_at: undefined, notebook: null })
   assert.equal((await api.get('/groups/find/?group_type_index=0&group_key=nope')).statusCode, 404)
   assert.equal((await api.get('/groups/find/?group_type_index=1&group_key=acme')).statusCode, 404)
 

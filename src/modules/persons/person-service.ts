@@ -92,13 +92,18 @@ export function createPersonService(deps: PersonServiceDeps) {
     /**
      * Deletes the person and its distinct ids (a later event of one of them makes a new person), drops
      * them from /decide's cache, and with `deleteEvents` removes every event that resolves to it.
+     * Events of the person still in the queue when it is deleted are stored afterwards (under the
+     * deleted person's id, or a new person's): PostHog's deletion has the same window.
      */
     async delete(project: Project, ref: string, opts: { deleteEvents: boolean }): Promise<{ deletedEvents: number }> {
       const person = await get(project, ref)
+      // Events first: if that fails, the person is still there and the request can be sent again.
+      let deletedEvents = opts.deleteEvents ? await deps.events.deletePersonEvents(project.id, person.uuid) : 0
       const deleted = await deps.store.delete(project.id, person.id)
       if (!deleted) throw new AppError('not_found', 'Not found.')
       deps.cache.invalidatePersons(project.id, deleted.distinctIds)
-      const deletedEvents = opts.deleteEvents ? await deps.events.deletePersonEvents(project.id, deleted.uuid) : 0
+      // Again after the person is gone: events the pipeline stored for it in between.
+      if (opts.deleteEvents) deletedEvents += await deps.events.deletePersonEvents(project.id, person.uuid)
       return { deletedEvents }
     },
 
