@@ -110,4 +110,11 @@ test('web app accounts: set-up link, sign in with a password, invite a member wh
     assert.equal(await page.getByRole('button', { name: 'Create invite link' }).count(), 0)
     assert.equal(await page.getByRole('button', { name: 'Remove' }).count(), 0)
   })
+
+  await t.test('when the session ends, the next request leads back to the sign-in page', async () => {
+    await context.clearCookies()
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Feature flags' }).click()
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+    assert.match(page.url(), /\/login\?next=%2Ffeature_flags/)
+  })
 })
