@@ -74,10 +74,14 @@ test('EventsQuery refuses what it cannot read, naming the entry', async (t) => {
 
 test('guards: past the concurrency limit a query is a 429; past the time limit it is interrupted (504 query_timeout)', async (t) => {
   const app = await buildTestApp(t, { env: { TALLY_QUERY_CONCURRENCY: '1', TALLY_QUERY_TIMEOUT_MS: '200' } })
-  const start = Date.parse('2024-01-01T00:00:00Z')
-  await captureEvents(app, Array.from({ length: 3000 }, (_, i) => ({ event: 'e', distinct_id: `p${i % 1000}`, timestamp: new Date(start + i * 7_200_000).toISOString() })))
-  // Monthly active users by hour over a year: millions of intermediate rows, far more than 200 ms of work.
-  const heavy = { kind: 'TrendsQuery', interval: 'hour', series: [{ kind: 'EventsNode', event: 'e', math: 'monthly_active' }], dateRange: { date_from: '2024-01-01', date_to: '2024-12-31' } }
+  const blob = 'ab'.repeat(1000)
+  await captureEvents(app, Array.from({ length: 1500 }, (_, i) => ({ event: 'e', distinct_id: `p${i % 100}`, timestamp: new Date(Date.parse('2024-01-01T00:00:00Z') + i * 60_000).toISOString(), properties: { blob } })))
+  // A regex whose RE2 program is large (nested counted repetition) on 2 KB per event: about a
+  // millisecond per row in DuckDB, so seconds of work, far past the 200 ms limit.
+  const heavy = {
+    kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'e' }], dateRange: { date_from: '2024-01-01', date_to: '2024-01-03' },
+    properties: [{ key: 'blob', operator: 'regex', value: '(?:[ab]{0,100}){0,10}c' }],
+  }
   let done = false
   const running = postQuery(app, heavy).finally(() => (done = true))
   const statuses: number[] = []

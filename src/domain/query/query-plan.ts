@@ -1,6 +1,7 @@
 import type { ActionStepDefinition } from '../actions/match-action.ts'
 import type { PropertyFilter } from '../properties/property-filter.ts'
 import type { Interval } from './date-range.ts'
+import type { OffsetSegment } from './bucket-keys.ts'
 
 /**
  * The intermediate form of every query kind: a small relational plan that a storage dialect
@@ -23,10 +24,13 @@ export type Expr =
   | { op: 'person_id' }
   /** Text to a double, NULL when it is not a number. */
   | { op: 'to_number'; arg: Expr }
-  /** Start of the interval holding the instant, in the zone (a TIMESTAMPTZ). */
-  | { op: 'bucket'; interval: Interval; timeZone: string; arg: Expr }
-  /** An instant moved by `n` intervals on the wall clock of the zone. */
-  | { op: 'shift'; interval: Interval; n: number | Expr; timeZone: string; arg: Expr }
+  /**
+   * The key (BIGINT, see `bucket-keys.ts`) of the interval holding the instant, in a zone given by
+   * its offsets over the span the plan reads (`offsetSegments`).
+   */
+  | { op: 'bucket'; interval: Interval; offsets: readonly OffsetSegment[]; arg: Expr }
+  /** A bucket key moved by `n` intervals (`shiftKey`). */
+  | { op: 'shift'; interval: Interval; n: number | Expr; arg: Expr }
   /** Milliseconds since the epoch of an instant (a BIGINT), for keys that JavaScript compares. */
   | { op: 'epoch_ms'; arg: Expr }
   | { op: 'aggregate'; fn: AggregateFn; arg?: Expr; distinct?: boolean; quantile?: number }

@@ -1,5 +1,7 @@
 import { validationError } from '../../shared/errors.ts'
 import { bucketDay, bucketLabel, type ResolvedRange } from './date-range.ts'
+import { rangeKeys } from './bucket-keys.ts'
+import { timestampBucket } from './trends-plan.ts'
 import { readArray, readNode, type Node } from './query-fields.ts'
 import { and, col, fromEvents, fromPlan, lit, timeBetween, type Expr, type Plan } from './query-plan.ts'
 import { readDateRange, readInterval, readSeries, type Series } from './trends-query.ts'
@@ -28,7 +30,7 @@ const notNullPerson: Expr = { op: 'not', arg: { op: 'is_null', arg: { op: 'perso
  * Rows `{intervals, persons}`.
  */
 export function stickinessPlan(match: Expr | undefined, range: ResolvedRange): Plan {
-  const bucket: Expr = { op: 'bucket', interval: range.interval, timeZone: range.timeZone, arg: col('timestamp') }
+  const bucket = timestampBucket(range)
   const perPerson: Plan = {
     source: fromEvents(),
     select: [{ alias: 'person', expr: { op: 'person_id' } }, { alias: 'intervals', expr: { op: 'aggregate', fn: 'count', arg: bucket, distinct: true } }],
@@ -64,9 +66,11 @@ export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'
  * Rows `{bucket (epoch ms), status, persons}`.
  */
 export function lifecyclePlan(match: Expr | undefined, range: ResolvedRange): Plan {
-  const { interval, timeZone } = range
-  const shift = (arg: Expr, n: number): Expr => ({ op: 'shift', interval, n, timeZone, arg })
-  const period: Expr = { op: 'bucket', interval, timeZone, arg: col('timestamp') }
+  const { interval } = range
+  const keys = rangeKeys(range)
+  const shift = (arg: Expr, n: number): Expr => ({ op: 'shift', interval, n, arg })
+  // Reads every earlier event (first seen): the offsets cover all time before the range's end.
+  const period = timestampBucket(range, earliestOffsetsFrom(range))
   const matched: Expr = match ? { op: 'case', when: [[match, lit(1)]], else: lit(0) } : lit(1)
   const activity: Plan = {
     source: fromEvents(),
@@ -107,19 +111,27 @@ export function lifecyclePlan(match: Expr | undefined, range: ResolvedRange): Pl
   }
   return {
     source: fromPlan(statuses),
-    select: [{ alias: 'bucket', expr: { op: 'epoch_ms', arg: col('at') } }, { alias: 'status', expr: col('status') }, { alias: 'persons', expr: { op: 'aggregate', fn: 'count' } }],
+    select: [{ alias: 'bucket', expr: col('at') }, { alias: 'status', expr: col('status') }, { alias: 'persons', expr: { op: 'aggregate', fn: 'count' } }],
     where: and(
       { op: 'not', arg: { op: 'is_null', arg: col('status') } },
-      { op: 'binary', fn: '>=', left: col('at'), right: { op: 'time', value: range.from } },
-      { op: 'binary', fn: '<', left: col('at'), right: { op: 'time', value: range.to } },
+      { op: 'binary', fn: '>=', left: col('at'), right: lit(keys[0]!) },
+      { op: 'binary', fn: '<=', left: col('at'), right: lit(keys[keys.length - 1]!) },
     ),
-    groupBy: [{ op: 'epoch_ms', arg: col('at') }, col('status')],
+    groupBy: [col('at'), col('status')],
   }
+}
+
+/**
+ * Where lifecycle's zone offsets start: a year before the range (first-seen periods older than that
+ * are only compared for equality with periods in the range, which they never equal).
+ */
+function earliestOffsetsFrom(range: ResolvedRange): Date {
+  return new Date(range.from.getTime() - 366 * 86_400_000)
 }
 
 /** One series per status, in PostHog's order; dormant counts are negative. */
 export function shapeLifecycle(rows: readonly Record<string, unknown>[], range: ResolvedRange) {
-  const index = new Map(range.buckets.map((b, i) => [b.getTime(), i]))
+  const index = new Map(rangeKeys(range).map((k, i) => [k, i]))
   const days = range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone))
   const labels = range.buckets.map((b) => bucketLabel(b, range.interval, range.timeZone))
   return LIFECYCLE_STATUSES.map((status) => {

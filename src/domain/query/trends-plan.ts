@@ -1,5 +1,6 @@
+import { bucketKey, offsetSegments } from './bucket-keys.ts'
 import { shiftInstant, type Interval, type ResolvedRange } from './date-range.ts'
-import { and, col, fromEvents, fromPlan, timeBetween, type Expr, type Plan } from './query-plan.ts'
+import { and, col, fromEvents, fromPlan, lit, timeBetween, type Expr, type Plan } from './query-plan.ts'
 import type { Breakdown, MathType, Series } from './trends-query.ts'
 
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
@@ -62,17 +63,27 @@ export interface SeriesPlanInput {
   aggregated: boolean
 }
 
+/** The bucket key of each event's timestamp, with the zone's offsets over `[from, range.to)`. */
+export function timestampBucket(range: ResolvedRange, from: Date = range.from): Expr {
+  return { op: 'bucket', interval: range.interval, offsets: offsetSegments(from, range.to, range.timeZone), arg: col('timestamp') }
+}
+
+/** Whether a series counts persons over a rolling window (rows then hold running totals, see `seriesPlan`). */
+export function isRolling(series: Series, interval: Interval): boolean {
+  return (series.math === 'weekly_active' || series.math === 'monthly_active') && activeWindow(series.math, interval) > 1
+}
+
 /**
- * Rows `{bucket (epoch ms), breakdown_value, value}` of one series: events of the range grouped by
- * the interval (in the project's zone) and breakdown value, the math computed in the store. Weekly
- * and monthly active users count each person for the window of intervals after each active one.
+ * Rows `{bucket (key), breakdown_value, value}` of one series: events of the range grouped by the
+ * interval (in the project's zone) and breakdown value, the math computed in the store. Rolling
+ * (weekly/monthly active) series answer one row per key where the count changes, holding the
+ * count from that key on: the caller carries it forward to the buckets in between.
  */
 export function seriesPlan(input: SeriesPlanInput): Plan {
   const { series, range, breakdown } = input
-  const window = series.math === 'weekly_active' || series.math === 'monthly_active' ? activeWindow(series.math, range.interval) : 1
   const bd: Expr = breakdown ?? { op: 'literal', value: '' }
-  if (window > 1 && !input.aggregated) return activeUsersPlan(input, window, bd)
-  const bucket: Expr = { op: 'epoch_ms', arg: { op: 'bucket', interval: range.interval, timeZone: range.timeZone, arg: col('timestamp') } }
+  if (isRolling(series, range.interval) && !input.aggregated) return activeUsersPlan(input, activeWindow(series.math, range.interval), bd)
+  const bucket = timestampBucket(range)
   const keys = input.aggregated ? [{ alias: 'bucket', expr: { op: 'literal', value: 0 } as Expr }] : [{ alias: 'bucket', expr: bucket }]
   return {
     source: fromEvents(),
@@ -82,31 +93,62 @@ export function seriesPlan(input: SeriesPlanInput): Plan {
   }
 }
 
+/**
+ * Persons active in the `window` intervals up to each bucket, without repeating each person-interval
+ * `window` times: a person active at key b after an earlier active key p covers the keys from
+ * max(b, p + window) to b + window - 1, spans that never overlap. Each span adds 1 at its start and
+ * removes it after its end; a running sum of those changes is the count.
+ */
 function activeUsersPlan(input: SeriesPlanInput, window: number, bd: Expr): Plan {
   const { range } = input
-  const tz = range.timeZone
-  const start = shiftInstant(range.from, range.interval, -(window - 1), tz)
-  const bucket: Expr = { op: 'bucket', interval: range.interval, timeZone: tz, arg: col('timestamp') }
+  const interval = range.interval
+  const shift = (arg: Expr, n: number | Expr): Expr => ({ op: 'shift', interval, n, arg })
+  const start = shiftInstant(range.from, interval, -(window - 1), range.timeZone)
+  const bucket = timestampBucket(range, start)
   const active: Plan = {
     source: fromEvents(),
     select: [{ alias: 'person', expr: { op: 'person_id' } }, { alias: 'active', expr: bucket }, { alias: 'breakdown_value', expr: bd }],
     where: and(timeBetween(start, range.to), input.match),
     groupBy: [{ op: 'person_id' }, bucket, bd],
   }
-  const target: Expr = { op: 'shift', interval: range.interval, n: col('k'), timeZone: tz, arg: col('active') }
-  const spread: Plan = {
-    source: { kind: 'spread', plan: active, times: window },
-    select: [{ alias: 'person', expr: col('person') }, { alias: 'target', expr: target }, { alias: 'breakdown_value', expr: col('breakdown_value') }],
-  }
-  return {
-    source: fromPlan(spread),
+  const withPrevious: Plan = {
+    source: fromPlan(active),
     select: [
-      { alias: 'bucket', expr: { op: 'epoch_ms', arg: col('target') } },
-      { alias: 'breakdown_value', expr: col('breakdown_value') },
-      { alias: 'value', expr: { op: 'aggregate', fn: 'uniq', arg: col('person') } },
+      { alias: 'active', expr: col('active') }, { alias: 'breakdown_value', expr: col('breakdown_value') },
+      { alias: 'previous', expr: { op: 'window', fn: 'lag', arg: col('active'), partitionBy: [col('person'), col('breakdown_value')], orderBy: [{ expr: col('active') }] } },
     ],
-    where: and({ op: 'binary', fn: '>=', left: col('target'), right: { op: 'time', value: range.from } }, { op: 'binary', fn: '<', left: col('target'), right: { op: 'time', value: range.to } }),
-    groupBy: [col('target'), col('breakdown_value')],
+  }
+  const fresh: Expr = { op: 'or', args: [{ op: 'is_null', arg: col('previous') }, { op: 'binary', fn: '<', left: shift(col('previous'), window), right: col('active') }] }
+  const spans: Plan = {
+    source: fromPlan(withPrevious),
+    select: [
+      { alias: 'span_start', expr: { op: 'case', when: [[fresh, col('active')]], else: shift(col('previous'), window) } },
+      { alias: 'span_end', expr: shift(col('active'), window) },
+      { alias: 'breakdown_value', expr: col('breakdown_value') },
+    ],
+  }
+  const isStart: Expr = { op: 'binary', fn: '=', left: col('k'), right: lit(0) }
+  const changes: Plan = {
+    source: { kind: 'spread', plan: spans, times: 2 },
+    select: [
+      { alias: 'at', expr: { op: 'case', when: [[isStart, col('span_start')]], else: col('span_end') } },
+      { alias: 'breakdown_value', expr: col('breakdown_value') },
+      { alias: 'delta', expr: { op: 'aggregate', fn: 'sum', arg: { op: 'case', when: [[isStart, lit(1)]], else: lit(-1) } } },
+    ],
+    groupBy: [{ op: 'case', when: [[isStart, col('span_start')]], else: col('span_end') }, col('breakdown_value')],
+  }
+  const running: Plan = {
+    source: fromPlan(changes),
+    select: [
+      { alias: 'bucket', expr: col('at') }, { alias: 'breakdown_value', expr: col('breakdown_value') },
+      { alias: 'value', expr: { op: 'window', fn: 'sum', arg: col('delta'), partitionBy: [col('breakdown_value')], orderBy: [{ expr: col('at') }] } },
+    ],
+  }
+  const last = bucketKey(range.buckets[range.buckets.length - 1]!, interval, range.timeZone)
+  return {
+    source: fromPlan(running),
+    select: [{ alias: 'bucket', expr: col('bucket') }, { alias: 'breakdown_value', expr: col('breakdown_value') }, { alias: 'value', expr: col('value') }],
+    where: { op: 'binary', fn: '<=', left: col('bucket'), right: lit(last) },
   }
 }
 

@@ -1,5 +1,6 @@
 import { bucketDay, bucketLabel, type ResolvedRange } from './date-range.ts'
 import { evaluateFormula, type Formula } from './formula.ts'
+import { rangeKeys } from './bucket-keys.ts'
 import type { Series } from './trends-query.ts'
 
 /** One aggregated row of a series plan. */
@@ -49,11 +50,14 @@ export function shapeSeries(opts: {
   breakdownOrder: readonly string[] | null
   aggregated: boolean
   compareLabel?: 'current' | 'previous'
+  /** Rows are running totals at the keys where they change (rolling windows): carry each forward. */
+  carryForward?: boolean
 }): TrendsResult[] {
   const { range, series } = opts
   const days = range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone))
   const labels = range.buckets.map((b) => bucketLabel(b, range.interval, range.timeZone))
-  const index = new Map(range.buckets.map((b, i) => [b.getTime(), i]))
+  const keys = rangeKeys(range)
+  const index = new Map(keys.map((k, i) => [k, i]))
   const byValue = new Map<string, SeriesRow[]>()
   for (const r of opts.rows) byValue.set(r.breakdown_value, [...(byValue.get(r.breakdown_value) ?? []), r])
   const values = opts.breakdownOrder ?? ['']
@@ -67,9 +71,18 @@ export function shapeSeries(opts: {
       return { ...common, aggregated_value: aggregated, count: aggregated, data: [], days, labels }
     }
     const data = range.buckets.map(() => 0)
-    for (const r of rows) {
-      const i = index.get(r.bucket)
-      if (i !== undefined) data[i] = round(r.value)
+    if (opts.carryForward) {
+      const sorted = [...rows].sort((a, b) => a.bucket - b.bucket)
+      let at = -1
+      keys.forEach((k, i) => {
+        while (at + 1 < sorted.length && sorted[at + 1]!.bucket <= k) at++
+        data[i] = at >= 0 ? round(sorted[at]!.value) : 0
+      })
+    } else {
+      for (const r of rows) {
+        const i = index.get(r.bucket)
+        if (i !== undefined) data[i] = round(r.value)
+      }
     }
     return { ...common, data, days, labels, count: data.reduce((a, b) => a + b, 0) }
   })

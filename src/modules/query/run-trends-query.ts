@@ -1,6 +1,6 @@
 import { previousPeriod, type ResolvedRange } from '../../domain/query/date-range.ts'
 import { parseFormula } from '../../domain/query/formula.ts'
-import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, seriesPlan, topBreakdownsPlan } from '../../domain/query/trends-plan.ts'
+import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, isRolling, seriesPlan, topBreakdownsPlan } from '../../domain/query/trends-plan.ts'
 import { AGGREGATED_DISPLAYS, readTrendsQuery, type Series, type TrendsQuery } from '../../domain/query/trends-query.ts'
 import { applyFormula, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
 import type { Expr } from '../../domain/query/query-plan.ts'
@@ -24,7 +24,8 @@ export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promis
     const results: TrendsResult[] = []
     for (const [period, compareLabel] of periods) {
       const { rows, order } = await computeSeries(ctx, q, series, match, period, aggregated)
-      results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel }))
+      const carryForward = isRolling(series, period.interval) && !aggregated
+      results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel, carryForward }))
     }
     perSeries.push(results)
   }

@@ -99,9 +99,9 @@ function compileExpr(e: Expr, s: Scope): string {
     case 'to_number':
       return d.toNumber(x(e.arg))
     case 'bucket':
-      return d.bucket(e.interval, e.timeZone, x(e.arg), params)
+      return d.bucket(e.interval, e.offsets, x(e.arg))
     case 'shift':
-      return d.shift(e.interval, typeof e.n === 'number' ? String(wholeSigned(e.n)) : x(e.n), e.timeZone, x(e.arg), params)
+      return d.shift(e.interval, typeof e.n === 'number' ? String(wholeSigned(e.n)) : x(e.n), x(e.arg))
     case 'epoch_ms':
       return d.epochMs(x(e.arg))
     case 'aggregate':

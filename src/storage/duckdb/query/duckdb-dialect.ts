@@ -2,6 +2,7 @@ import type { ActionStepDefinition } from '../../../domain/actions/match-action.
 import type { PropertyFilter } from '../../../domain/properties/property-filter.ts'
 import type { AggregateFn } from '../../../domain/query/query-plan.ts'
 import type { Interval } from '../../../domain/query/date-range.ts'
+import type { OffsetSegment } from '../../../domain/query/bucket-keys.ts'
 import { AppError } from '../../../shared/errors.ts'
 import { ELEMENTS_SQL, type SqlParams } from '../duckdb-action-elements-sql.ts'
 import { jsonSource, propertyFilterSql } from '../duckdb-action-property-sql.ts'
@@ -22,9 +23,10 @@ export interface Dialect {
   properties(source: 'event' | 'person'): string
   toNumber(text: string): string
   time(param: string): string
-  bucket(interval: Interval, timeZone: string, ts: string, params: SqlParams): string
-  /** `n` is SQL: a whole-number literal or an integer expression. */
-  shift(interval: Interval, n: string, timeZone: string, ts: string, params: SqlParams): string
+  /** The bucket key of an instant (see `domain/query/bucket-keys.ts`), from the zone's offsets over the span read. */
+  bucket(interval: Interval, offsets: readonly OffsetSegment[], ts: string): string
+  /** A bucket key moved by `n` intervals; `n` is SQL (a whole-number literal or an integer expression). */
+  shift(interval: Interval, n: string, key: string): string
   epochMs(ts: string): string
   aggregate(fn: AggregateFn, arg: string | undefined, opts: { distinct?: boolean; quantile?: number }): string
   toText(value: string): string
@@ -34,7 +36,6 @@ export interface Dialect {
 }
 
 const EVENT_COLUMNS = new Set(['uuid', 'event', 'distinct_id', 'timestamp', 'created_at', 'elements_chain', 'properties', 'person_properties', 'group_0', 'group_1', 'group_2', 'group_3', 'group_4'])
-const UTC = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT'])
 const quantileOk = (q: number | undefined): q is number => typeof q === 'number' && q > 0 && q < 1
 
 export const duckDbDialect: Dialect = {
@@ -55,27 +56,28 @@ export const duckDbDialect: Dialect = {
   properties: (source) => (source === 'event' ? 'e.properties' : `COALESCE(e.person_properties, '{}')`),
   toNumber: (text) => `TRY_CAST(${text} AS DOUBLE)`,
   time: (param) => `${param}::TIMESTAMPTZ`,
-  bucket(interval, timeZone, ts, params) {
-    if (UTC.has(timeZone)) {
-      // Weeks start on Sunday (PostHog's default week_start_day); DuckDB's 'week' is ISO (Monday).
-      if (interval === 'week') return `(date_trunc('week', ${ts} + INTERVAL 1 DAY) - INTERVAL 1 DAY)`
-      return `date_trunc('${interval}', ${ts})`
+  bucket(interval, offsets, ts) {
+    // Integer arithmetic on epoch milliseconds: ~8x cheaper per row than ICU's zone-aware date_trunc.
+    const ms = `epoch_ms(${ts})`
+    const off = offsetSql(ms, offsets)
+    const local = off === '0' ? ms : `(${ms} + ${off})`
+    const day = `(${local} // 86400000)`
+    switch (interval) {
+      case 'hour':
+        return off === '0' ? `(${ms} // 3600000 * 3600000)` : `(${local} // 3600000 * 3600000 - ${off})`
+      case 'day':
+        return `(${day} * 86400000)`
+      case 'week':
+        // Sunday-start weeks: day 0 (1970-01-01) was a Thursday.
+        return `((${day} - ((${day} + 4) % 7)) * 86400000)`
+      case 'month':
+        return `epoch_ms(date_trunc('month', make_timestamp(${local} * 1000)))`
     }
-    const tz = params.add(timeZone)
-    if (interval === 'hour') {
-      // Whole local hours through the offset at that instant: a repeated 02:00 (fall back) stays two buckets.
-      const off = `(epoch(timezone(${tz}, ${ts})) - epoch(${ts}))`
-      return `to_timestamp(floor((epoch(${ts}) + ${off}) / 3600) * 3600 - ${off})`
-    }
-    const local = `timezone(${tz}, ${ts})`
-    const truncated = interval === 'week' ? `(date_trunc('week', ${local} + INTERVAL 1 DAY) - INTERVAL 1 DAY)` : `date_trunc('${interval}', ${local})`
-    return `timezone(${tz}, ${truncated})`
   },
-  shift(interval, n, timeZone, ts, params) {
-    const step = interval === 'week' ? `INTERVAL (7 * (${n})) DAY` : `INTERVAL (${n}) ${interval.toUpperCase()}`
-    if (interval === 'hour' || UTC.has(timeZone)) return `(${ts} + ${step})`
-    const tz = params.add(timeZone)
-    return `timezone(${tz}, timezone(${tz}, ${ts}) + ${step})`
+  shift(interval, n, key) {
+    if (interval === 'month') return `epoch_ms(make_timestamp(${key} * 1000) + INTERVAL (${n}) MONTH)`
+    const step = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 }[interval]
+    return `(${key} + (${n}) * ${step})`
   },
   epochMs: (ts) => `epoch_ms(${ts})`,
   aggregate(fn, arg, opts) {
@@ -109,6 +111,17 @@ export const duckDbDialect: Dialect = {
     const r = compileActionSql(steps, params)
     return { sql: r.condition, needsElements: r.needsElements }
   },
+}
+
+/** The zone's offset at the instant `ms` (epoch ms SQL): a constant, or a CASE over the DST changes in the span. */
+function offsetSql(ms: string, offsets: readonly OffsetSegment[]): string {
+  const whole = (n: number) => {
+    if (!Number.isSafeInteger(n)) throw new Error(`offset segment ${n} is not an integer`)
+    return String(n)
+  }
+  if (offsets.length === 1) return whole(offsets[0]!.offsetMs)
+  const cases = offsets.slice(0, -1).map((o) => `WHEN ${ms} < ${whole(o.until!)} THEN ${whole(o.offsetMs)}`)
+  return `(CASE ${cases.join(' ')} ELSE ${whole(offsets[offsets.length - 1]!.offsetMs)} END)`
 }
 
 /** A property's text, NULL when absent (breakdowns and math read it; filters use `jsonSource`). */

@@ -1,0 +1,84 @@
+// npm run bench:query — the query API's kinds over 10M events of 300k persons in 30 days, generated
+// with SQL range() straight into a fresh DuckDB file (not through capture). Not a test: it prints
+// wall and CPU time of each query (best and median of BENCH_RUNS runs after one warm-up), computed
+// through the same query service the HTTP route uses. BENCH_EVENTS / BENCH_PERSONS scale the data.
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { MIGRATIONS } from '../src/app/create-adapters.ts'
+import { QUERY_KINDS } from '../src/modules/query/query-kinds.ts'
+import { createQueryService } from '../src/modules/query/query-service.ts'
+import type { Project } from '../src/modules/projects/project-types.ts'
+import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
+import { createDuckDbQueryEngine } from '../src/storage/duckdb/query/duckdb-query-engine.ts'
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
+const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000)
+const RUNS = Number(process.env.BENCH_RUNS ?? 5)
+const DAYS = 30
+
+/** Events of one project: 60% $pageview, 25% signup, 15% purchase; 50 browsers; persons evenly over the month. */
+const GENERATE = `
+INSERT INTO events (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties)
+SELECT
+  uuid(), 1,
+  CASE WHEN i % 20 < 12 THEN '$pageview' WHEN i % 20 < 17 THEN 'signup' ELSE 'purchase' END,
+  'user-' || p,
+  json_object('$browser', 'browser-' || (hash(i) % 50), '$current_url', 'https://example.com/' || (i % 200), 'amount', i % 100),
+  '',
+  TIMESTAMPTZ '2024-06-01 00:00:00+00' + to_seconds(CAST(i * ${DAYS * 86_400} // ${EVENTS} AS BIGINT)),
+  TIMESTAMPTZ '2024-06-01 00:00:00+00',
+  CAST(md5('person-' || p) AS UUID),
+  json_object('plan', CASE WHEN p % 5 = 0 THEN 'pro' ELSE 'free' END)
+FROM (SELECT i, hash(i * 7919) % ${PERSONS} AS p FROM range(${EVENTS}) t(i))`
+
+const dateRange = { date_from: '2024-06-01', date_to: '2024-06-30' }
+const trends = (series: object, extra: object = {}) => ({ kind: 'TrendsQuery', interval: 'day', dateRange, series: [series], ...extra })
+
+/** The queries timed, by name; other kinds (funnels, retention, HogQL) add theirs here. */
+export const BENCH_QUERIES: Record<string, { query: object; target: number }> = {
+  '30-day daily trend (count of $pageview)': { query: trends({ kind: 'EventsNode', event: '$pageview' }), target: 0.3 },
+  'DAU (30 days)': { query: trends({ kind: 'EventsNode', event: '$pageview', math: 'dau' }), target: 1 },
+  'WAU (30 days)': { query: trends({ kind: 'EventsNode', event: '$pageview', math: 'weekly_active' }), target: 1 },
+  'breakdown by a 50-value property': { query: trends({ kind: 'EventsNode', event: '$pageview' }, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 25 } }), target: 0.3 },
+}
+
+async function main() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-query-'))
+  try {
+    const duck = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
+    let t0 = performance.now()
+    await duck.connection.run(GENERATE)
+    await duck.connection.run('CHECKPOINT')
+    console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    const engine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 })
+    const project = { id: 1, timezone: 'UTC' } as Project
+    const queries = createQueryService({
+      engine,
+      lookups: { action: async () => null, cohort: async () => null },
+      limits: { concurrency: 1, timeoutMs: 600_000, maxRows: 1_000_000 },
+      kinds: QUERY_KINDS,
+    })
+    console.log(`\n| query | wall best (s) | wall median (s) | CPU median (s) | target (s) |\n|---|---|---|---|---|`)
+    for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
+      await queries.run(project, query)
+      const walls: number[] = []
+      const cpus: number[] = []
+      for (let r = 0; r < RUNS; r++) {
+        const cpu = process.cpuUsage()
+        t0 = performance.now()
+        await queries.run(project, query)
+        walls.push((performance.now() - t0) / 1000)
+        const used = process.cpuUsage(cpu)
+        cpus.push((used.user + used.system) / 1e6)
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+      console.log(`| ${name} | ${Math.min(...walls).toFixed(3)} | ${median(walls).toFixed(3)} | ${median(cpus).toFixed(3)} | ${target} |`)
+    }
+    await duck.close()
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
