@@ -47,6 +47,7 @@ import type { EventPersonLookup } from '../modules/events/event-routes.ts'
 import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
 import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
 import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-routes.ts'
+import { apiSchemaRoutes, collectApiRoutes } from './api-schema.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 
@@ -130,6 +131,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
   if (opts.limits?.maxConnectionsPerIp) {
     installConnectionCap(app.server, { max: opts.limits.maxConnectionsPerIp, exempt: proxyBlockList(opts.limits.trustedProxies), logger: opts.logger })
   }
+  const apiRoutes = collectApiRoutes(app)
   installErrorHandler(app)
   installRequestLogging(app, { publicSuccessLevel: opts.publicSuccessLogLevel ?? 'debug' })
   installMetrics(app, opts.metrics)
@@ -167,6 +169,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
   })
 
+  await app.register(apiSchemaRoutes, { routes: apiRoutes })
   await app.register(webAppRoutes, opts.webApp ?? {})
 
   return app

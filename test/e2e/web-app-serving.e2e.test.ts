@@ -79,3 +79,20 @@ test('in the whole server, the API and capture routes are untouched by the web a
   assert.equal(capture.statusCode, 200)
   assert.equal((await app.http.inject({ url: '/_health' })).statusCode, 200)
 })
+
+test('/api/schema/ describes every API route (OpenAPI), without a key', async (t) => {
+  const app = await buildTestApp(t)
+  const res = await app.http.inject({ url: '/api/schema/' })
+  assert.equal(res.statusCode, 200)
+  const schema = res.json() as { openapi: string; paths: Record<string, Record<string, { tags: string[]; parameters: { name: string }[]; security: unknown[] }>> }
+  assert.equal(schema.openapi, '3.1.0')
+  const flags = schema.paths['/api/projects/{project_id}/feature_flags/']
+  assert.deepEqual(Object.keys(flags).sort(), ['get', 'post'])
+  assert.deepEqual(flags.get.tags, ['feature_flags'])
+  assert.deepEqual(flags.get.parameters.map((p) => p.name), ['project_id'])
+  assert.ok(flags.get.security.length > 0, 'private routes name their authentication')
+  assert.deepEqual(schema.paths['/api/login/'].post.security, [], 'sign-in needs none')
+  assert.ok(schema.paths['/api/projects/{project_id}/query/'].post)
+  assert.ok(schema.paths['/decide/'].post)
+  assert.ok(!Object.keys(schema.paths).some((p) => p.startsWith('/activity') || p.startsWith('/assets')), 'the web app\'s pages are not API')
+})
