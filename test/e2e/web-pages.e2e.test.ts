@@ -147,6 +147,30 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await eventually(async () => (await decide('ada@example.com'))['made-in-ui'] === undefined || (await decide('ada@example.com'))['made-in-ui'] === false)
   })
 
+  await t.test('Feature flags: edit into a multivariate flag with a payload', async () => {
+    await page.getByRole('table', { name: 'Feature flags' }).getByRole('link', { name: seed.flagKey }).click()
+    await page.getByRole('heading', { name: `Flag ${seed.flagKey}` }).waitFor()
+    await page.getByLabel('Roll out to (%)').fill('100')
+    for (const [i, key] of ['control', 'test'].entries()) {
+      await page.getByRole('button', { name: 'Add variant' }).click()
+      await page.getByLabel('Variant key').nth(i).fill(key)
+      await page.getByLabel('Rollout (%)').nth(i).fill('50')
+    }
+    await page.getByLabel('Payload when variant is test (JSON)').fill('{"color":"blue"}')
+    await page.getByRole('button', { name: 'Save flag' }).click()
+    await eventually(async () => (await api.get('/feature_flags/')).json().results.find((f: { key: string }) => f.key === seed.flagKey).filters.multivariate?.variants.length === 2)
+    const stored = (await api.get('/feature_flags/')).json().results.find((f: { key: string }) => f.key === seed.flagKey)
+    assert.deepEqual(stored.filters.multivariate.variants.map((v: { key: string; rollout_percentage: number }) => [v.key, v.rollout_percentage]), [['control', 50], ['test', 50]])
+    assert.equal(stored.filters.payloads.test, '{"color":"blue"}')
+    const values = await Promise.all(['ada@example.com', 'grace@example.com', 'u1', 'u2', 'u3', 'u4'].map(async (id) => {
+      const r = await app.http.inject({ method: 'POST', url: '/decide/?v=3', payload: { api_key: app.projectKey, distinct_id: id } })
+      return (r.json() as { featureFlags: Record<string, unknown> }).featureFlags[seed.flagKey]
+    }))
+    assert.ok(values.every((v) => v === 'control' || v === 'test'), JSON.stringify(values))
+    await page.getByRole('table', { name: 'Flag preview' }).getByText(/^(control|test)$/).first().waitFor()
+    await open(page, 'Feature flags', 'Feature flags')
+  })
+
   await t.test('Actions: the seeded action with its event count; create one', async () => {
     await open(page, 'Actions', 'Actions')
     const table = page.getByRole('table', { name: 'Actions' })
