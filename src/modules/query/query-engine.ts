@@ -1,3 +1,4 @@
+import type { HogQLSelect } from '../../domain/hogql/hogql-ast.ts'
 import type { Plan } from '../../domain/query/query-plan.ts'
 
 /** Rows of a query as plain JavaScript values: numbers (BIGINTs that fit), strings, booleans, Dates, null. */
@@ -30,4 +31,16 @@ export interface QueryEngine {
    * guards. The project filter is the compiler's duty; values are always bound.
    */
   runSql(sql: string, values: readonly (string | number | boolean | null)[], guards: RunGuards): Promise<QueryRows>
+  /**
+   * A parsed HogQL SELECT, translated by the store's own HogQL translator (the project filter on
+   * every table it reads, values bound), under the guards. A 400 when the store refuses the query.
+   */
+  runHogQL(projectId: number, query: HogQLSelect, opts: { timeZone: string; now: Date }, guards: RunGuards): Promise<HogQLRows>
+}
+
+/** Rows of a HogQL query: `columns` are the statement's own (`c0`...), `hogqlColumns` the names PostHog gives them. */
+export interface HogQLRows extends QueryRows {
+  hogqlColumns: string[]
+  /** The statement the store ran (for the response's `sql`). */
+  sql: string
 }

@@ -1,6 +1,7 @@
 import type { QueryRunner } from './query-context.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
 import { runEventsQuery } from './run-events-query.ts'
+import { runHogQLQuery } from './run-hogql-query.ts'
 import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
 
 /**
@@ -12,4 +13,5 @@ export const QUERY_KINDS: Readonly<Record<string, QueryRunner>> = {
   EventsQuery: runEventsQuery,
   StickinessQuery: runStickinessQuery,
   LifecycleQuery: runLifecycleQuery,
+  HogQLQuery: runHogQLQuery,
 }

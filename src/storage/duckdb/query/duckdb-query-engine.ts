@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
 import type { QueryEngine, QueryRows, RunGuards } from '../../../modules/query/query-engine.ts'
 import { AppError } from '../../../shared/errors.ts'
+import { runHogQLOnDuckDb } from '../hogql/run-hogql-on-duckdb.ts'
 import { compilePlan } from './compile-plan.ts'
 import { duckDbDialect } from './duckdb-dialect.ts'
 
@@ -77,6 +78,7 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
       return runSql(sql, values, guards)
     },
     runSql,
+    runHogQL: (projectId, query, opts, guards) => runHogQLOnDuckDb(runSql, projectId, query, opts, guards),
   }
 }
 
