@@ -5,9 +5,12 @@ const PLAIN = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 const name = (n: string): string => (PLAIN.test(n) ? n : `\`${n.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``)
 const str = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 
+// Printed in parentheses inside another expression, so precedence reads as it parsed.
+const COMPOUND = new Set<HogQLExpr['kind']>(['arithmetic', 'compare', 'and', 'or', 'between', 'is_null', 'not'])
+
 /** An expression as normalised HogQL text (what PostHog shows as a column's name and in `hogql`). */
 export function printExpr(e: HogQLExpr): string {
-  const p = (x: HogQLExpr): string => (x.kind === 'arithmetic' || x.kind === 'compare' || x.kind === 'and' || x.kind === 'or' || x.kind === 'between' ? `(${printExpr(x)})` : printExpr(x))
+  const p = (x: HogQLExpr): string => (COMPOUND.has(x.kind) ? `(${printExpr(x)})` : printExpr(x))
   switch (e.kind) {
     case 'constant':
       return e.value === null ? 'NULL' : typeof e.value === 'string' ? str(e.value) : String(e.value)
