@@ -41,6 +41,7 @@ export const BENCH_QUERIES: Record<string, { query: object; target: number }> = 
   'DAU (30 days)': { query: trends({ kind: 'EventsNode', event: '$pageview', math: 'dau' }), target: 1 },
   'WAU (30 days)': { query: trends({ kind: 'EventsNode', event: '$pageview', math: 'weekly_active' }), target: 1 },
   'breakdown by a 50-value property': { query: trends({ kind: 'EventsNode', event: '$pageview' }, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 25 } }), target: 0.3 },
+  'HogQL count grouped by event': { query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY count() DESC' }, target: 0.3 },
 }
 
 async function main() {
