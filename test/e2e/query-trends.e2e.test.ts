@@ -48,7 +48,7 @@ const trends = (extra: Record<string, unknown>) => ({ kind: 'TrendsQuery', dateR
 let app: TestApp
 const cleanups: Array<() => Promise<void>> = []
 before(async () => {
-  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext)
+  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { env: { TALLY_LOG_LEVEL: process.env.QUERY_TEST_LOG ?? 'silent' } })
   await captureEvents(app, events)
 })
 after(async () => {
@@ -187,4 +187,28 @@ test('the environments path answers the same, and another project\'s path is a 4
   assert.equal(res.statusCode, 200, res.body)
   const other = await app.http.inject({ method: 'POST', url: `/api/projects/${app.projectId + 1000}/query/`, headers: app.auth, payload: { query: trends({}) } })
   assert.equal(other.statusCode, 404)
+})
+
+test('an action matching elements (the chain parsed in SQL), unique groups, and a static cohort as a filter', async () => {
+  const day = RANGE[1]!
+  const extra: TestEvent[] = [
+    ...[0, 1, 2].map((i) => ({ event: '$autocapture', distinct_id: `user-${20 + i}`, timestamp: at(day, 50_000 + i), properties: { $elements_chain: 'button.buy:text="Buy now"nth-child="1"nth-of-type="1"' } })),
+    { event: '$autocapture', distinct_id: 'user-23', timestamp: at(day, 50_010), properties: { $elements_chain: 'a:href="/home"text="Home"nth-child="1"nth-of-type="1"' } },
+    ...['acme', 'acme', 'globex'].map((company, i) => ({ event: 'report', distinct_id: `user-${i}`, timestamp: at(day, 60_000 + i), properties: { $groups: { company } } })),
+  ]
+  await captureEvents(app, extra, events.length)
+  const api = privateApi(app)
+  const action = await api.post('/actions/', { name: 'Clicked buy', steps: [{ event: '$autocapture', tag_name: 'button', text: 'Buy now', text_matching: 'exact' }] })
+  assert.equal(action.statusCode, 201, action.body)
+  const clicks = await queryOk(app, trends({ series: [{ kind: 'ActionsNode', id: action.json().id }] }))
+  assert.deepEqual(clicks.results[0].data, RANGE.map((d) => (d === day ? 3 : 0)))
+  assert.equal(clicks.results[0].label, 'Clicked buy')
+
+  const groups = await queryOk(app, trends({ series: [{ kind: 'EventsNode', event: 'report', math: 'unique_group', math_group_type_index: 0 }] }))
+  assert.deepEqual(groups.results[0].data, RANGE.map((d) => (d === day ? 2 : 0)))
+
+  const cohort = await api.post('/cohorts/', { name: 'Two users', is_static: true, distinct_ids: ['user-10', 'user-11'] })
+  assert.equal(cohort.statusCode, 201, cohort.body)
+  const members = await queryOk(app, trends({ properties: [{ key: 'id', value: cohort.json().id, type: 'cohort' }] }))
+  assert.deepEqual(members.results[0].data, perDay(pageviews.filter((e) => ['user-10', 'user-11'].includes(e.distinct_id)), RANGE, (es) => es.length))
 })

@@ -109,7 +109,8 @@ export const duckDbDialect: Dialect = {
   },
   action(steps, params) {
     const r = compileActionSql(steps, params)
-    return { sql: r.condition, needsElements: r.needsElements }
+    // The prefilter is implied by the condition, cheap (no parsed elements), and binds parameters of its own.
+    return { sql: `(${r.prefilter} AND ${r.condition})`, needsElements: r.needsElements }
   },
 }
 
