@@ -84,11 +84,11 @@ export async function seedTally(app: TestApp): Promise<Seed> {
   }
 }
 
-/** A seeded Tally listening on a loopback port, with the web app built. */
-export async function startWebTally(t: TestContext): Promise<{ app: TestApp; url: string; seed: Seed }> {
+/** A seeded Tally listening on a loopback port, with the web app built (`seed: false` for an empty one). */
+export async function startWebTally(t: TestContext, opts: Parameters<typeof buildTestApp>[1] & { seed?: boolean } = {}): Promise<{ app: TestApp; url: string; seed: Seed }> {
   ensureWebAppBuilt()
-  const app = await buildTestApp(t)
-  const seed = await seedTally(app)
+  const app = await buildTestApp(t, opts)
+  const seed = opts.seed === false ? (null as unknown as Seed) : await seedTally(app)
   await app.http.listen({ host: '127.0.0.1', port: 0 })
   return { app, url: `http://127.0.0.1:${(app.http.server.address() as AddressInfo).port}`, seed }
 }

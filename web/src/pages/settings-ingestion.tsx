@@ -16,6 +16,9 @@ export function metricSum(text: string, name: string): number | null {
   return sum
 }
 
+/** The error's first sentence, without the stack the pipeline keeps for debugging. */
+const firstLine = (text: string) => text.split(/\n| at /)[0].slice(0, 160)
+
 async function readiness(): Promise<Ready> {
   const res = await fetch('/_ready')
   return (await res.json()) as Ready
@@ -73,13 +76,19 @@ export function Ingestion() {
           {(page) => page.results.length === 0 ? <Empty>No dead letters.</Empty> : (
             <div className="table-wrap">
               <table aria-label="Dead letters">
-                <thead><tr><th>Failed</th><th>Step</th><th>Reason</th><th>State</th></tr></thead>
+                <thead><tr><th>Failed</th><th className="hide-narrow">Event id</th><th className="hide-narrow">Step</th><th>Error</th><th>State</th></tr></thead>
                 <tbody>
                   {page.results.map((l) => (
                     <tr key={l.id}>
                       <td><Ago iso={l.failed_at} /></td>
-                      <td>{l.step}</td>
-                      <td className="mono">{l.reason}{l.error ? `: ${l.error}` : ''}</td>
+                      <td className="mono hide-narrow">{l.uuid}</td>
+                      <td className="hide-narrow">{l.step}</td>
+                      <td className="mono">
+                        <details>
+                          <summary>{firstLine(l.error ?? l.reason)}</summary>
+                          {l.reason}: {l.error}
+                        </details>
+                      </td>
                       <td>{l.replayed_at ? <Badge tone="success">replayed</Badge> : <Badge tone="warning">pending</Badge>}</td>
                     </tr>
                   ))}
