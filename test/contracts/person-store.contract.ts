@@ -65,6 +65,9 @@ export function personApiStoreContract(name: string, open: OpenInWorld<PersonApi
     assert.deepEqual(await props([{ key: 'plan', value: null }]), [], 'a null filter value matches nothing')
     assert.deepEqual(await props([{ key: 'seats', value: [1, 5], operator: 'between' }]), ['b'])
     assert.deepEqual(await props([{ key: 'x\u0000', value: 'y' }]), [], 'a NUL in a key is a miss, not a failed query')
+    assert.deepEqual(await props([{ key: 'email', value: 'Example\\.(com|net)$', operator: 'regex' }]), ['a,a-anon'], 'an unanchored search, case-sensitive')
+    assert.deepEqual(await props([{ key: 'email', value: 'EXAMPLE', operator: 'not_regex' }]), ['c ☕', 'b', 'a,a-anon'])
+    assert.deepEqual(await props([{ key: 'seats', value: '^1', operator: 'regex' }]), ['a,a-anon'], 'a number by its string form')
 
     const found = await port.persons.find(projectId, { uuid: a })
     assert.equal(found?.isIdentified, true)
@@ -77,6 +80,19 @@ export function personApiStoreContract(name: string, open: OpenInWorld<PersonApi
     assert.deepEqual([...byDistinct.keys()].sort(), ['a', 'a-anon', 'c ☕'])
     assert.equal(byDistinct.get('a')!.uuid, a)
     assert.equal(byDistinct.get('a-anon'), byDistinct.get('a'), 'one person object per person')
+  })
+
+  test(`${name} person store: regex runs in linear time (a catastrophic pattern on 10,000 characters) and . does not match a newline`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    await aPerson(port.writer, world.projectId, ['long'], { s: `${'a'.repeat(10_000)}!`, line: 'a\nb' })
+    await aPerson(port.writer, world.projectId, ['short'], { s: 'a'.repeat(10_000), line: 'axb' })
+    const list = async (filter: { key: string; value: string; operator: string }) =>
+      idsOf(await port.persons.list(world.projectId, { properties: [filter] }, { limit: 10, offset: 0 }))
+    assert.deepEqual(await list({ key: 's', value: '^(a+)+$', operator: 'regex' }), ['short'])
+    assert.deepEqual(await list({ key: 'line', value: '^a.b$', operator: 'regex' }), ['short'])
+    assert.deepEqual(await list({ key: 'line', value: '(?s)^a.b$', operator: 'regex' }), ['short', 'long'])
+    await assert.rejects(port.persons.list(world.projectId, { properties: [{ key: 's', value: '(?P<x>a)', operator: 'regex' }] }, { limit: 10, offset: 0 }), (err: any) => err.code === 'validation_error' && err.attr === 'properties')
   })
 
   test(`${name} person store: delete takes the distinct ids and hash-key overrides along; values counts persons per value`, async (t) => {

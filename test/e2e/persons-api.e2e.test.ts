@@ -91,6 +91,8 @@ test('persons list: the identify merge is one person with both distinct ids, Pos
   assert.deepEqual(ids(await props([{ key: 'seats', value: 5, operator: 'lt' }])), ['u2'], 'a numeric string compares as a number')
   assert.deepEqual(ids(await props([{ key: 'missing', operator: 'is_not_set' }])), ['a1,u1', 'u2'])
   assert.deepEqual(ids(await props([{ key: 'seats', value: [10, 20], operator: 'between' }])), ['a1,u1'])
+  assert.deepEqual(ids(await props([{ key: 'email', value: '^one@.*\\.com$', operator: 'regex' }])), ['a1,u1'])
+  assert.deepEqual(ids(await props([{ key: 'email', value: '(?i)^TWO@', operator: 'not_regex' }])), ['a1,u1'])
 })
 
 test('persons: retrieve by uuid or numeric id; the events API shows each event person, anonymous events under the identified person', async (t) => {
@@ -209,7 +211,9 @@ test('persons: validation errors name the field; POST is refused; another projec
   await expect400(await api.get('/persons/?properties=not-json'), 'properties')
   await expect400(await api.get(`/persons/?properties=${encodeURIComponent('{"key":"a"}')}`), 'properties')
   await expect400(await api.get(`/persons/?properties=${encodeURIComponent('[{"key":"a","operator":"nope"}]')}`), 'properties')
-  await expect400(await api.get(`/persons/?properties=${encodeURIComponent('[{"key":"a","operator":"regex","value":"x"}]')}`), 'properties')
+  await expect400(await api.get(`/persons/?properties=${encodeURIComponent('[{"key":"a","operator":"regex","value":"(a)\\\\1"}]')}`), 'properties')
+  await expect400(await api.get(`/persons/?properties=${encodeURIComponent('[{"key":"a","operator":"regex","value":"(?U)a+"}]')}`), 'properties')
+  await expect400(await api.get(`/persons/?properties=${encodeURIComponent('[{"key":"a","operator":"is_date_before","value":"-7d"}]')}`), 'properties')
   await expect400(await api.get(`/persons/?properties=${encodeURIComponent('[{"key":"a","type":"event","value":1}]')}`), 'properties')
   await expect400(await api.get('/persons/?distinct_id=a&distinct_id=b'), 'distinct_id')
   assert.equal((await api.post('/persons/', {})).statusCode, 405)

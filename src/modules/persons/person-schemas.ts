@@ -1,6 +1,7 @@
 import { readObject, readString, type Body } from '../../http/drf-fields.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { KNOWN_OPERATORS } from '../../domain/properties/property-operators.ts'
+import { compileRegex } from '../../domain/properties/compile-regex.ts'
 import { PERSON_FILTER_OPERATORS } from './person-store.ts'
 import { validationError } from '../../shared/errors.ts'
 import type { PersonListQuery } from './person-types.ts'
@@ -61,6 +62,9 @@ export function readPersonPropertyFilters(raw: string | undefined): PropertyFilt
     const operator = f.operator === undefined || f.operator === null ? 'exact' : f.operator
     if (typeof operator !== 'string' || !KNOWN_OPERATORS.has(operator)) return bad(`unknown operator "${String(operator).slice(0, 50)}".`)
     if (!PERSON_FILTER_OPERATORS.has(operator)) return bad(`the operator "${operator}" is not supported on persons yet.`)
+    if ((operator === 'regex' || operator === 'not_regex') && (typeof f.value !== 'string' || compileRegex(f.value) === null)) {
+      return bad(`"${String(f.value).slice(0, 100)}" is not a valid regular expression (RE2 syntax, no back-references or look-arounds).`)
+    }
     return { key: f.key, value: f.value, operator, type: 'person' }
   })
 }

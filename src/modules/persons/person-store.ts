@@ -2,12 +2,13 @@ import type { Page } from '../../shared/page.ts'
 import type { DeletedPerson, Person, PersonListQuery, PersonPropertyValue } from './person-types.ts'
 
 /**
- * Person-property operators the store runs (the domain matcher's, without regex, dates and versions,
- * which need a bounded regex engine or the matcher's date rules in SQL).
+ * Person-property operators the store runs: the domain matcher's, without dates and versions (their
+ * parsing rules are not in SQL yet). `regex` patterns must be valid RE2 (no back-references), so the
+ * store's engine runs them without backtracking blow-ups.
  */
 export const PERSON_FILTER_OPERATORS: ReadonlySet<string> = new Set([
   'exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'starts_with', 'not_starts_with',
-  'ends_with', 'not_ends_with', 'gt', 'gte', 'lt', 'lte', 'between', 'not_between',
+  'ends_with', 'not_ends_with', 'gt', 'gte', 'lt', 'lte', 'between', 'not_between', 'regex', 'not_regex',
 ])
 
 /**
@@ -16,7 +17,10 @@ export const PERSON_FILTER_OPERATORS: ReadonlySet<string> = new Set([
  * reads as absent.
  */
 export interface PersonStore {
-  /** A page of the matching persons, newest first (by id, descending); filters use only {@link PERSON_FILTER_OPERATORS}. */
+  /**
+   * A page of the matching persons, newest first (by id, descending); filters use only
+   * {@link PERSON_FILTER_OPERATORS}. A pattern the store's regex dialect refuses is a `validation_error` on `properties`.
+   */
   list(projectId: number, query: PersonListQuery, page: Page): Promise<Person[]>
   /** How many persons match (PostHog's `include_total`). */
   count(projectId: number, query: PersonListQuery): Promise<number>

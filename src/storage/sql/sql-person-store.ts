@@ -1,7 +1,8 @@
 import type { PersonStore } from '../../modules/persons/person-store.ts'
 import type { Person, PersonListQuery } from '../../modules/persons/person-types.ts'
 import type { SqlClient } from './sql-client.ts'
-import { pgParams, propertyFilterSql, type PgParams } from './sql-property-filter.ts'
+import { isInvalidRegexError, pgParams, propertyFilterSql, type PgParams } from './sql-property-filter.ts'
+import { validationError } from '../../shared/errors.ts'
 import { toPgText } from './sql-text.ts'
 
 type Row = Record<string, any>
@@ -42,6 +43,16 @@ function listWhere(projectId: number, q: PersonListQuery): PgParams & { where: s
   return { ...params, where: where.join(' AND ') }
 }
 
+/** A filtered query's rows; a regex PostgreSQL cannot compile is the client's error on `properties`. */
+async function filtered<R>(rows: Promise<R[]>): Promise<R[]> {
+  try {
+    return await rows
+  } catch (err) {
+    if (isInvalidRegexError(err)) throw validationError('properties', `A regular expression is not valid here: ${(err as Error).message}`)
+    throw err
+  }
+}
+
 /** PersonStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
 export function createSqlPersonStore(db: SqlClient): PersonStore {
   return {
@@ -49,12 +60,12 @@ export function createSqlPersonStore(db: SqlClient): PersonStore {
       const q = listWhere(projectId, query)
       const limit = q.add(page.limit)
       const offset = q.add(page.offset)
-      const rows = await db.query(`${SELECT} WHERE ${q.where} ORDER BY p.id DESC LIMIT ${limit} OFFSET ${offset}`, q.values)
+      const rows = await filtered(db.query(`${SELECT} WHERE ${q.where} ORDER BY p.id DESC LIMIT ${limit} OFFSET ${offset}`, q.values))
       return rows.map(toPerson)
     },
     async count(projectId, query) {
       const q = listWhere(projectId, query)
-      const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM persons p WHERE ${q.where}`, q.values)
+      const [row] = await filtered(db.query<{ n: number }>(`SELECT count(*)::int AS n FROM persons p WHERE ${q.where}`, q.values))
       return Number(row?.n ?? 0)
     },
     async find(projectId, ref) {

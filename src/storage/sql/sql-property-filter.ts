@@ -26,7 +26,7 @@ const NUMERIC_TEXT = `'^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]{1,2})?$
  * every operator but the negative ones; a null filter value fails everything but `is_set`/`is_not_set`;
  * string forms as `toPropertyString` gives them; `contains`/`starts`/`ends` compare ASCII-lower-cased;
  * `exact` against true/false compares truthiness. Values are bound. Throws `not_implemented` for an
- * operator outside `PERSON_FILTER_OPERATORS` (the route refuses those first).
+ * operator outside `PERSON_FILTER_OPERATORS` (the route refuses those first). Regexes run with `~` (see toPgRegex).
  */
 export function propertyFilterSql(column: string, filter: PropertyFilter, params: PgParams): string {
   const operator = filter.operator ?? 'exact'
@@ -80,6 +80,9 @@ function valueTest(operator: string, value: unknown, v: { raw: string; text: str
       }
       return `(${numberSql(v.raw)} BETWEEN ${params.add(low)}::float8 AND ${params.add(high)}::float8)`
     }
+    case 'regex':
+    case 'not_regex':
+      return `(${v.text} ~ ${params.add(toPgText(toPgRegex(toPropertyString(value))))})`
     default:
       throw new AppError('not_implemented', `The property operator "${operator}" is not supported on persons yet.`)
   }
@@ -98,6 +101,23 @@ function exactSql(value: unknown, text: string, params: PgParams): string {
 function numberSql(raw: string): string {
   return `(CASE jsonb_typeof(${raw}) WHEN 'number' THEN CASE WHEN abs((${raw} #>> '{}')::numeric) < 1e300 THEN (${raw} #>> '{}')::float8 END
     WHEN 'string' THEN CASE WHEN length(${raw} #>> '{}') <= 200 AND (${raw} #>> '{}') ~ ${NUMERIC_TEXT} THEN (${raw} #>> '{}')::float8 END END)`
+}
+
+/**
+ * A pattern (valid RE2, checked by the route) in PostgreSQL's ARE dialect with RE2's meaning of `.`:
+ * it does not match a newline unless `(?s)` says so (ARE option `p`). PostgreSQL's engine is
+ * DFA-based: without back-references (which RE2 refuses) a pattern like `^(a+)+$` runs in linear time.
+ */
+function toPgRegex(pattern: string): string {
+  const flags = /^\(\?([a-zA-Z]+)\)/.exec(pattern)
+  if (!flags) return `(?p)${pattern}`
+  if (flags[1]!.includes('s')) return `(?${flags[1]!.replace(/s/g, '')})${pattern.slice(flags[0].length)}`.replace(/^\(\?\)/, '')
+  return `(?p${flags[1]})${pattern.slice(flags[0].length)}`
+}
+
+/** True for PostgreSQL's "invalid regular expression" (a pattern RE2 accepts and ARE does not). */
+export function isInvalidRegexError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '2201B'
 }
 
 function toNumber(value: unknown): number | undefined {
