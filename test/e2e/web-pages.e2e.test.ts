@@ -233,7 +233,7 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await screenshot(page, 'insight-trend')
   })
 
-  await t.test('Insights: stickiness and lifecycle drawn from the query API', async () => {
+  await t.test('Insights: stickiness, lifecycle and SQL from the query API', async () => {
     await open(page, 'Insights', 'Insights')
     await page.getByRole('link', { name: 'New insight' }).click()
     for (const [tab, kind] of [['Stickiness', 'StickinessQuery'], ['Lifecycle', 'LifecycleQuery']]) {
@@ -246,6 +246,16 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     assert.match(await page.getByRole('table', { name: 'Series totals' }).innerText(), /new\s+\d/)
     await assertAccessible(page, 'lifecycle')
     await screenshot(page, 'insight-lifecycle')
+
+    // The SQL editor's example query, run by the HogQL engine: events by name.
+    await page.getByRole('tab', { name: 'SQL' }).click()
+    await page.getByRole('button', { name: 'Run' }).click()
+    const rows = page.getByRole('table', { name: 'Query results' })
+    await rows.waitFor()
+    assert.match(await rows.innerText(), /event\s+events/)
+    assert.match(await rows.innerText(), /\$pageview\s+16\b/, '2 people x 8 pageviews (Linus was deleted with his events)')
+    await assertAccessible(page, 'sql')
+    await screenshot(page, 'insight-sql')
   })
 
   await t.test('Dashboards: tiles and text card, date-range override, move a tile', async () => {

@@ -123,7 +123,7 @@ function SqlTable({ result }: { result: Json }) {
   if (rows.length === 0) return <Empty>The query returned no rows.</Empty>
   return (
     <div className="table-wrap">
-      <table aria-label="Query results">
+      <table aria-label="Query results" className="sql-results">
         <thead><tr>{columns.map((c) => <th key={c}>{c}</th>)}</tr></thead>
         <tbody>{rows.map((r, i) => <tr key={i}>{r.map((v, j) => <td key={j} className="mono">{typeof v === 'object' ? JSON.stringify(v) : String(v)}</td>)}</tr>)}</tbody>
       </table>
