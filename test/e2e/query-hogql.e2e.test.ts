@@ -54,7 +54,7 @@ test('HogQL over captured events: counts, uniq, properties, person properties, d
   const browsers = await hogql(app, `SELECT properties.$browser, count() AS c FROM events WHERE event = '$pageview' GROUP BY properties.$browser ORDER BY c DESC, properties.$browser`)
   const expectedBrowsers = [...countBy(pageviews, (e) => (e.properties?.$browser as string) ?? null)]
     .sort((a, b) => b[1] - a[1] || (a[0] === null ? 1 : b[0] === null ? -1 : a[0].localeCompare(b[0])))
-  assert.deepEqual(browsers.columns, ['$browser', 'c'])
+  assert.deepEqual(browsers.columns, ['properties.$browser', 'c'])
   assert.deepEqual(browsers.results, expectedBrowsers)
   const bracket = await hogql(app, `SELECT properties['$browser'], count() AS c FROM events WHERE event = '$pageview' GROUP BY 1 ORDER BY c DESC, 1`)
   assert.deepEqual(bracket.results, expectedBrowsers)
@@ -83,6 +83,9 @@ test('HogQL over captured events: counts, uniq, properties, person properties, d
 
   const after = await hogql(app, `select count() from events where timestamp >= '2024-06-02' and timestamp < now() - interval 7 day and event != '$set'`)
   assert.deepEqual(after.results, [[all.filter((e) => e.timestamp >= '2024-06-02' && e.event !== '$set').length]])
+
+  const noTable = await hogql(app, `select 1 + 1 as two, concat('a', toString(2)), dateDiff('day', toDate('2024-06-01'), toDate('2024-06-03'))`)
+  assert.deepEqual(noTable.results, [[2, 'a2', 2]])
 
   const cased = await hogql(app, `select case when properties.$browser ilike 'chrome' then 'c' else 'other' end as b, countIf(event = '$pageview') from events where event in ('$pageview', 'click') group by b order by b limit 1`)
   assert.deepEqual(cased.results, [['c', pageviews.filter((e) => e.properties?.$browser === 'Chrome').length]])

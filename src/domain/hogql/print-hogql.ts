@@ -71,9 +71,13 @@ export function printSelect(q: HogQLSelect): string {
   return out
 }
 
-/** The name PostHog gives a selected column: its alias, a field's last name, or the expression's text. */
+/**
+ * The name PostHog gives a selected column: its alias, a column's own name (`e.event` is `event`),
+ * or the expression's text (`count()`, `properties.$browser`), as `posthog/hogql/query.py` prints it.
+ */
 export function columnName(item: { expr: HogQLExpr; alias: string | null }): string {
   if (item.alias) return item.alias
-  if (item.expr.kind === 'field') return item.expr.chain[item.expr.chain.length - 1]!
-  return printExpr(item.expr)
+  const e = item.expr
+  if (e.kind === 'field' && !e.chain.slice(0, -1).includes('properties')) return e.chain[e.chain.length - 1]!
+  return printExpr(e)
 }

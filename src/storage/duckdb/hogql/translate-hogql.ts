@@ -14,7 +14,8 @@ export interface HogQLTranslation {
 }
 
 interface Translation {
-  projectParam: string
+  /** The bound project id (bound on first use: a query without tables binds nothing). */
+  projectParam: () => string
   timeZone: string
   now: Date
   params: ExprScope['params']
@@ -30,7 +31,7 @@ interface Translation {
 export function translateHogQL(query: HogQLSelect, opts: { projectId: number; timeZone: string; now: Date }): HogQLTranslation {
   const params = createDedupedParams()
   let aliases = 0
-  const t: Translation = { projectParam: `${params.add(opts.projectId)}::INTEGER`, timeZone: opts.timeZone, now: opts.now, params, nextAlias: () => `t${++aliases}` }
+  const t: Translation = { projectParam: () => `${params.add(opts.projectId)}::INTEGER`, timeZone: opts.timeZone, now: opts.now, params, nextAlias: () => `t${++aliases}` }
   const out = translateSelect(query, t, true)
   return { sql: out.sql, values: params.values, columns: out.columns.map((c) => c.name), types: out.columns.map((c) => c.type) }
 }
@@ -125,7 +126,7 @@ function subqueryOf(f: Extract<FromItem, { kind: 'subquery' }>, t: Translation, 
 }
 
 function relation(table: TableRef, t: Translation, subquerySql: Map<TableRef, string>): string {
-  if (table.kind === 'events') return eventsRelation(table, t.projectParam)
+  if (table.kind === 'events') return eventsRelation(table, t.projectParam())
   return `(${subquerySql.get(table)!}) AS ${table.sqlAlias}`
 }
 
