@@ -84,6 +84,17 @@ test('HogQL over captured events: counts, uniq, properties, person properties, d
   const after = await hogql(app, `select count() from events where timestamp >= '2024-06-02' and timestamp < now() - interval 7 day and event != '$set'`)
   assert.deepEqual(after.results, [[all.filter((e) => e.timestamp >= '2024-06-02' && e.event !== '$set').length]])
 
+  const joined = await hogql(app, `select e.distinct_id, s.c from events e left join (select distinct_id, count() as c from events where event = 'click' group by distinct_id) s on e.distinct_id = s.distinct_id where e.event = '$pageview' group by e.distinct_id, s.c order by e.distinct_id`)
+  const clickCount = countBy(clicks, (c) => c.distinct_id)
+  const viewers = [...new Set(pageviews.map((e) => e.distinct_id))].sort()
+  assert.deepEqual(joined.columns, ['distinct_id', 'c'])
+  assert.deepEqual(joined.results, viewers.map((id) => [id, clickCount.get(id) ?? null]))
+
+  const star = await hogql(app, `select * from events where event = 'click' order by timestamp limit 1`)
+  assert.deepEqual(star.columns, ['uuid', 'event', 'properties', 'timestamp', 'distinct_id', 'elements_chain', 'created_at'])
+  const [row] = star.results
+  assert.deepEqual([row[1], JSON.parse(row[2]).price, row[3], row[4]], ['click', 10, '2024-06-02T10:01:00+00:00', 'user-1'])
+
   const noTable = await hogql(app, `select 1 + 1 as two, concat('a', toString(2)), dateDiff('day', toDate('2024-06-01'), toDate('2024-06-03'))`)
   assert.deepEqual(noTable.results, [[2, 'a2', 2]])
 
