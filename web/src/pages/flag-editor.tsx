@@ -6,10 +6,11 @@ import { useSession } from '../session.tsx'
 import { Card, ErrorBox, Field, PageHeader } from '../ui.tsx'
 import type { FlagJson } from '../../../src/http/wire-types.ts'
 
-interface Condition { rollout: number; props: { key: string; operator: string; value: string }[] }
+/** `isList`: the stored value was a list (PostHog's exact match on several values), edited as `a, b`. */
+interface Condition { rollout: number; props: { key: string; operator: string; value: string; isList?: boolean; type?: string }[] }
 interface Variant { key: string; rollout: number }
 
-const OPERATORS = [['exact', 'equals'], ['is_not', 'does not equal'], ['icontains', 'contains'], ['regex', 'matches regex'], ['gt', '>'], ['lt', '<'], ['is_set', 'is set']] as const
+const OPERATORS = [['exact', 'equals'], ['is_not', 'does not equal'], ['icontains', 'contains'], ['regex', 'matches regex'], ['gt', '>'], ['lt', '<'], ['is_set', 'is set'], ['in', 'in cohort']] as const
 
 /** Person property names from the property definitions (empty when that API is not there). */
 function usePersonPropertyNames(base: string): string[] {
@@ -29,7 +30,7 @@ function fromFlag(f: FlagJson | null) {
     active: f?.active ?? true,
     conditions: groups.map((g): Condition => ({
       rollout: g.rollout_percentage ?? 100,
-      props: (g.properties ?? []).map((p) => ({ key: p.key, operator: String(p.operator ?? 'exact'), value: Array.isArray(p.value) ? p.value.join(', ') : String(p.value ?? '') })),
+      props: (g.properties ?? []).map((p) => ({ key: p.key, operator: String(p.operator ?? 'exact'), value: Array.isArray(p.value) ? p.value.join(', ') : String(p.value ?? ''), isList: Array.isArray(p.value), type: p.type ?? 'person' })),
     })),
     variants: (f?.filters.multivariate?.variants ?? []).map((v): Variant => ({ key: v.key, rollout: v.rollout_percentage })),
     payloads: Object.fromEntries(Object.entries(f?.filters.payloads ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
@@ -46,7 +47,7 @@ function toBody(d: Draft) {
     filters: {
       groups: d.conditions.map((c) => ({
         rollout_percentage: c.rollout,
-        properties: c.props.filter((p) => p.key).map((p) => ({ key: p.key, type: 'person', operator: p.operator, ...(p.operator === 'is_set' ? { value: 'is_set' } : { value: p.value }) })),
+        properties: c.props.filter((p) => p.key).map((p) => ({ key: p.key, type: p.type ?? 'person', operator: p.operator, value: p.operator === 'is_set' ? 'is_set' : p.isList ? p.value.split(',').map((v) => v.trim()) : p.value })),
       })),
       multivariate: d.variants.length ? { variants: d.variants.map((v) => ({ key: v.key, rollout_percentage: v.rollout })) } : null,
       payloads,
@@ -97,7 +98,7 @@ export function FlagEditor({ flag }: { flag: FlagJson | null }) {
             </div>
             {c.props.map((p, k) => (
               <div className="row" key={k} style={{ marginTop: 8 }}>
-                <Field label="Person property"><input list="person-properties" value={p.key} onChange={(e) => setCond(i, { ...c, props: c.props.map((x, m) => (m === k ? { ...x, key: e.target.value } : x)) })} /></Field>
+                <Field label={p.type === 'cohort' ? 'Cohort id' : 'Person property'}><input list="person-properties" value={p.key} onChange={(e) => setCond(i, { ...c, props: c.props.map((x, m) => (m === k ? { ...x, key: e.target.value } : x)) })} /></Field>
                 <Field label="Operator">
                   <select value={p.operator} onChange={(e) => setCond(i, { ...c, props: c.props.map((x, m) => (m === k ? { ...x, operator: e.target.value } : x)) })}>
                     {OPERATORS.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
