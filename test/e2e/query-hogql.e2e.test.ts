@@ -110,6 +110,10 @@ test('HogQL days in the project time zone (America/New_York)', async (t) => {
   const local = (ts: string) => new Date(ts).toLocaleDateString('en-CA', { timeZone: 'America/New_York' })
   const expected = [...countBy(pageviews, (e) => local(e.timestamp))].sort()
   assert.deepEqual(days.results, expected.map(([d, n]) => [`${d}T00:00:00-04:00`, n]))
+  // 01:30 EDT and 01:30 EST on the fall-back day: two hours, as two instants.
+  await captureEvents(app, ['2024-11-03T05:30:00Z', '2024-11-03T06:30:00Z', '2024-11-03T06:40:00Z'].map((ts) => ({ event: 'late', distinct_id: 'user-1', timestamp: ts })), all.length)
+  const hours = await hogql(app, `select toStartOfHour(timestamp) as h, count() from events where event = 'late' group by h order by h`)
+  assert.deepEqual(hours.results, [['2024-11-03T01:00:00-04:00', 1], ['2024-11-03T01:00:00-05:00', 2]])
   const wall = await hogql(app, `select count() from events where event = '$pageview' and timestamp < '2024-06-01 22:00:00'`)
   assert.deepEqual(wall.results, [[pageviews.filter((e) => Date.parse(e.timestamp) < Date.parse('2024-06-02T02:00:00Z')).length]])
 })

@@ -23,8 +23,11 @@ const filtered = (sql: string, cond: Typed) => `${sql} FILTER (WHERE ${cond.sql}
 /** `toStartOf...` on the project's wall clock: days and shorter give a time, weeks (Sunday start) and longer a date, as ClickHouse. */
 function startOf(unit: 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year'): Emit {
   return ({ a, scope, tz }) => {
-    const local = `timezone(${tz()}, ${time(a[0]!, scope)})`
-    if (unit === 'minute' || unit === 'hour' || unit === 'day') return { sql: `timezone(${tz()}, date_trunc('${unit}', ${local}))`, type: 'datetime' }
+    const ts = time(a[0]!, scope)
+    const local = `timezone(${tz()}, ${ts})`
+    // Minutes and hours are cut off the instant itself: the repeated 01:00 of a fall-back day stays two hours.
+    if (unit === 'minute' || unit === 'hour') return { sql: `(${ts} - (${local} - date_trunc('${unit}', ${local})))`, type: 'datetime' }
+    if (unit === 'day') return { sql: `timezone(${tz()}, date_trunc('day', ${local}))`, type: 'datetime' }
     if (unit === 'week') return { sql: `CAST(date_trunc('week', ${local} + INTERVAL 1 DAY) - INTERVAL 1 DAY AS DATE)`, type: 'date' }
     return { sql: `CAST(date_trunc('${unit}', ${local}) AS DATE)`, type: 'date' }
   }
