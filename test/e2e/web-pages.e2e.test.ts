@@ -233,9 +233,13 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await screenshot(page, 'insight-trend')
   })
 
-  await t.test('Insights: stickiness, lifecycle and SQL from the query API', async () => {
+  await t.test('Insights: an action trend, stickiness, lifecycle and SQL from the query API', async () => {
     await open(page, 'Insights', 'Insights')
     await page.getByRole('link', { name: 'New insight' }).click()
+    // A trend of a saved action: the pricing pageviews of the 2 people left (3 days each).
+    await page.getByLabel('Type of series 1').selectOption({ label: `Action: ${seed.actionName}` })
+    await page.getByRole('button', { name: 'Run' }).click()
+    await eventually(async () => /Viewed pricing\s+6\b/.test(await page.getByRole('table', { name: 'Series totals' }).innerText().catch(() => '')))
     for (const [tab, kind] of [['Stickiness', 'StickinessQuery'], ['Lifecycle', 'LifecycleQuery']]) {
       await page.getByRole('tab', { name: tab }).click()
       await page.getByRole('button', { name: 'Run' }).click()

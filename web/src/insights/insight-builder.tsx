@@ -7,7 +7,7 @@ const RANGES = [['-24h', 'Last 24 hours'], ['-7d', 'Last 7 days'], ['-14d', 'Las
 const DISPLAYS: [Display, string][] = [['ActionsLineGraph', 'Line'], ['ActionsBar', 'Bar'], ['BoldNumber', 'Number'], ['ActionsTable', 'Table']]
 
 /** The controls of each insight kind; `events` feeds the event pickers. */
-export function InsightBuilder({ b, set, events }: { b: Builder; set: (b: Builder) => void; events: string[] }) {
+export function InsightBuilder({ b, set, events, actions }: { b: Builder; set: (b: Builder) => void; events: string[]; actions: { id: number; name: string | null }[] }) {
   const up = <K extends keyof Builder>(k: K, v: Builder[K]) => set({ ...b, [k]: v })
   const hasSeries = b.kind !== 'HogQLQuery'
   const multi = b.kind === 'TrendsQuery' || b.kind === 'FunnelsQuery' || b.kind === 'StickinessQuery'
@@ -25,9 +25,25 @@ export function InsightBuilder({ b, set, events }: { b: Builder; set: (b: Builde
       )}
       {hasSeries && (b.kind === 'LifecycleQuery' || b.kind === 'RetentionQuery' ? b.series.slice(0, 1) : b.series).map((s, i) => (
         <div className="row" key={i}>
-          <Field label={`${label} ${multi ? i + 1 : ''}`.trim()}>
-            <input list="event-names" value={s.event} onChange={(e) => up('series', b.series.map((x, j) => (j === i ? { ...x, event: e.target.value } : x)))} placeholder="$pageview" />
-          </Field>
+          {b.kind !== 'RetentionQuery' && actions.length > 0 && (
+            <Field label={`Type of ${label.toLowerCase()} ${multi ? i + 1 : ''}`.trim()}>
+              <select
+                value={s.actionId === undefined ? 'event' : String(s.actionId)}
+                onChange={(e) => {
+                  const action = actions.find((a) => String(a.id) === e.target.value)
+                  up('series', b.series.map((x, j) => (j === i ? { ...x, actionId: action?.id, actionName: action?.name ?? undefined } : x)))
+                }}
+              >
+                <option value="event">Event</option>
+                {actions.map((a) => <option key={a.id} value={a.id}>Action: {a.name}</option>)}
+              </select>
+            </Field>
+          )}
+          {s.actionId === undefined && (
+            <Field label={`${label} ${multi ? i + 1 : ''}`.trim()}>
+              <input list="event-names" value={s.event} onChange={(e) => up('series', b.series.map((x, j) => (j === i ? { ...x, event: e.target.value } : x)))} placeholder="$pageview" />
+            </Field>
+          )}
           {b.kind === 'TrendsQuery' && (
             <Field label="Counted as">
               <select value={s.math} onChange={(e) => up('series', b.series.map((x, j) => (j === i ? { ...x, math: e.target.value } : x)))}>

@@ -5,7 +5,8 @@
 export type Kind = 'TrendsQuery' | 'FunnelsQuery' | 'RetentionQuery' | 'LifecycleQuery' | 'StickinessQuery' | 'HogQLQuery'
 export type Display = 'ActionsLineGraph' | 'ActionsBar' | 'BoldNumber' | 'ActionsTable'
 
-export interface Series { event: string; math: string }
+/** One series: an event by name, or a saved action by id (`actionId` set). */
+export interface Series { event: string; math: string; actionId?: number; actionName?: string }
 
 export interface Builder {
   kind: Kind
@@ -48,7 +49,9 @@ export const DEFAULT_BUILDER: Builder = {
 
 type Json = Record<string, unknown>
 
-const eventNode = (s: Series) => ({ kind: 'EventsNode', event: s.event || null, name: s.event || 'All events', math: s.math })
+const eventNode = (s: Series) => s.actionId !== undefined
+  ? { kind: 'ActionsNode', id: s.actionId, name: s.actionName ?? `Action ${s.actionId}`, math: s.math }
+  : { kind: 'EventsNode', event: s.event || null, name: s.event || 'All events', math: s.math }
 
 /** The query the builder describes; `dateFrom` overrides the date range (a dashboard's filter). */
 export function toQuery(b: Builder, dateFrom?: string): Json {
@@ -108,7 +111,11 @@ export function fromQuery(raw: unknown): Builder {
   const b: Builder = { ...DEFAULT_BUILDER, kind: q.kind as Kind }
   if (q.kind === 'HogQLQuery') return { ...b, sql: String(q.query ?? '') }
   const series = (q.series as Json[] | undefined) ?? []
-  if (series.length) b.series = series.map((s) => ({ event: String(s.event ?? s.id ?? ''), math: String(s.math ?? 'total') }))
+  if (series.length) {
+    b.series = series.map((s) => s.kind === 'ActionsNode'
+      ? { event: '', math: String(s.math ?? 'total'), actionId: Number(s.id), actionName: String(s.name ?? '') }
+      : { event: String(s.event ?? ''), math: String(s.math ?? 'total') })
+  }
   if (typeof q.interval === 'string') b.interval = q.interval as Builder['interval']
   const dr = q.dateRange as Json | undefined
   if (typeof dr?.date_from === 'string') b.dateFrom = dr.date_from

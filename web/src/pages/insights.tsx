@@ -8,7 +8,7 @@ import { InsightBuilder } from '../insights/insight-builder.tsx'
 import { InsightResult } from '../insights/insight-result.tsx'
 import { DEFAULT_BUILDER, fromQuery, KINDS, sourceOf, toQuery, wrap, type Builder } from '../insights/query-kinds.ts'
 import { useQueryResult } from '../insights/run-query.ts'
-import type { DashboardListJson, EventListJson, InsightJson, ListJson } from '../../../src/http/wire-types.ts'
+import type { ActionJson, DashboardListJson, EventListJson, InsightJson, ListJson } from '../../../src/http/wire-types.ts'
 
 export default function InsightsPage() {
   return (
@@ -86,6 +86,7 @@ function InsightEditor({ insight }: { insight: InsightJson | null }) {
   const [name, setName] = useState(insight?.name ?? '')
   const [dashboard, setDashboard] = useState('')
   const events = useEventNames(base)
+  const actions = useQuery({ queryKey: ['actions', base], queryFn: () => api<ListJson<ActionJson>>(`${base}/actions/?limit=200`) })
   const result = useQueryResult(base, toQuery(ran))
   const dashboards = useQuery({ queryKey: ['dashboards', base], queryFn: () => api<ListJson<DashboardListJson>>(`${base}/dashboards/?limit=200`) })
   const save = useMutation({
@@ -116,7 +117,7 @@ function InsightEditor({ insight }: { insight: InsightJson | null }) {
       </PageHeader>
       <div className="split">
         <div>
-          <Card><InsightBuilder b={b} set={setB} events={events} /></Card>
+          <Card><InsightBuilder b={b} set={setB} events={events} actions={actions.data?.results ?? []} /></Card>
           <Card title="Result">
             <Loadable query={result}>{(r) => <InsightResult kind={ran.kind} display={ran.display} result={r} />}</Loadable>
           </Card>
