@@ -12,7 +12,7 @@ export const HOGQL_MAX_LIMIT = 50_000
 /** DuckDB's type names as the ClickHouse names PostHog's `types` carry. */
 const TYPE_NAMES: Record<string, string> = {
   VARCHAR: 'String', BIGINT: 'Int64', INTEGER: 'Int32', SMALLINT: 'Int16', TINYINT: 'Int8', HUGEINT: 'Int128', UBIGINT: 'UInt64',
-  DOUBLE: 'Float64', FLOAT: 'Float32', BOOLEAN: 'Bool', DATE: 'Date', UUID: 'UUID', '"NULL"': 'Nullable(Nothing)',
+  DOUBLE: 'Float64', FLOAT: 'Float32', BOOLEAN: 'Bool', DATE: 'Date', UUID: 'UUID', NULL: 'Nullable(Nothing)', '"NULL"': 'Nullable(Nothing)',
 }
 
 /**
