@@ -240,6 +240,17 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await page.getByLabel('Type of series 1').selectOption({ label: `Action: ${seed.actionName}` })
     await page.getByRole('button', { name: 'Run' }).click()
     await eventually(async () => /Viewed pricing\s+6\b/.test(await page.getByRole('table', { name: 'Series totals' }).innerText().catch(() => '')))
+    // Broken down by browser: Ada (Chrome) and Grace (Firefox) checked out on 5 days each.
+    await page.getByLabel('Type of series 1').selectOption('event')
+    await page.getByLabel('Series 1', { exact: true }).fill('checkout started')
+    await page.getByLabel('Breakdown by event property').fill('$browser')
+    await page.getByRole('button', { name: 'Run' }).click()
+    await eventually(async () => {
+      const text = await page.getByRole('table', { name: 'Series totals' }).innerText().catch(() => '')
+      return /Chrome\s+5\b/.test(text) && /Firefox\s+5\b/.test(text)
+    })
+    await screenshot(page, 'insight-breakdown')
+    await page.getByLabel('Breakdown by event property').fill('')
     for (const [tab, kind] of [['Stickiness', 'StickinessQuery'], ['Lifecycle', 'LifecycleQuery']]) {
       await page.getByRole('tab', { name: tab }).click()
       await page.getByRole('button', { name: 'Run' }).click()

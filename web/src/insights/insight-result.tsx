@@ -12,7 +12,12 @@ interface RetentionRow { date?: string; label?: string; values?: { count: number
 // PostHog's lifecycle colours: growth in green and blue, loss in red.
 const LIFECYCLE_COLORS: Record<string, string> = { new: '#2e7d32', returning: '#1d4aff', resurrecting: '#a621c8', dormant: '#d32f2f' }
 const num = (n: number | undefined | null) => (n == null ? '—' : Number.isInteger(n) ? n.toLocaleString() : n.toFixed(2))
-const seriesName = (s: TrendSeries) => [s.label, s.breakdown_value != null ? String(s.breakdown_value) : null, s.compare_label].filter(Boolean).join(' · ') || 'Series'
+/** The series' label, with its breakdown value and compare label unless the label already says them. */
+const seriesName = (s: TrendSeries) => {
+  const label = s.label ?? ''
+  const extra = [s.breakdown_value, s.compare_label].filter((v) => v != null && v !== '' && !label.includes(String(v))).map(String)
+  return [label, ...extra].filter(Boolean).join(' · ') || 'Series'
+}
 const duration = (s: number | null | undefined) => (s == null ? '—' : s < 60 ? `${Math.round(s)}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`)
 const Chart = (props: { option: Json; label: string; small?: boolean }) => (
   <Suspense fallback={<div className={props.small ? 'chart small' : 'chart'} />}><EChart {...props} /></Suspense>
