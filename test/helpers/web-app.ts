@@ -13,9 +13,9 @@ import { waitForEvents } from './capture-helpers.ts'
 const ROOT = path.resolve(import.meta.dirname, '../..')
 export const SCREENSHOTS = path.join(ROOT, 'docs/screenshots')
 
-/** Builds the web app into dist/web when it is missing; throws (fails the test) when that fails. */
+/** Builds the web app into dist/web when it is missing or older than web/; throws (fails the test) when that fails. */
 export function ensureWebAppBuilt(): void {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-web.mjs'), '--if-missing', '--quiet'], { cwd: ROOT, encoding: 'utf8' })
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-web.mjs'), '--if-stale', '--quiet'], { cwd: ROOT, encoding: 'utf8' })
   if (r.status !== 0) throw new Error(`building the web app failed:\n${r.stdout}\n${r.stderr}`)
   assert.ok(existsSync(path.join(ROOT, 'dist/web/index.html')), 'dist/web/index.html after the build')
 }
