@@ -24,6 +24,33 @@ function describe(c: CohortJson): string {
   return keys.length ? `Person ${keys.join(', ')}` : 'All people'
 }
 
+type Filter = { type?: string; key?: string; operator?: string; value?: unknown; values?: Filter[] }
+
+/** The person-property conditions of a cohort made of one AND group (what this page creates), else null. */
+function simpleConditions(c: CohortJson): Filter[] | null {
+  const root = (c.filters as { properties?: Filter } | null)?.properties
+  const groups = root?.values ?? []
+  if (c.is_static || groups.length !== 1) return null
+  const conditions = groups[0].values ?? []
+  return conditions.length > 0 && conditions.every((f) => f.type === 'person' && f.key) ? conditions : null
+}
+
+/**
+ * The cohort's size: the stored count, else the persons API counting the people whose properties
+ * match its conditions (the same SQL filters), for cohorts made of one group of person conditions.
+ */
+function CohortSize({ base, cohort }: { base: string; cohort: CohortJson }) {
+  const conditions = cohort.count == null ? simpleConditions(cohort) : null
+  const q = useQuery({
+    queryKey: ['cohort-size', base, cohort.id, cohort.filters],
+    queryFn: () => api<{ count: number }>(`${base}/persons/?limit=1&include_total=true&properties=${encodeURIComponent(JSON.stringify(conditions))}`),
+    enabled: conditions !== null,
+  })
+  if (cohort.count != null) return <>{cohort.count.toLocaleString()}</>
+  if (!conditions || q.error) return <span title="Counted when the cohort is used">—</span>
+  return <>{q.data ? q.data.count.toLocaleString() : '…'}</>
+}
+
 /** Cohorts: groups of people by their properties (or a static list), with their size. */
 export default function CohortsPage() {
   const { base } = useSession()
@@ -83,7 +110,7 @@ export default function CohortsPage() {
                     <tr key={c.id}>
                       <td><strong>{c.name}</strong> {c.is_static && <Badge>static</Badge>}</td>
                       <td className="hide-narrow">{describe(c)}</td>
-                      <td className="num">{c.count == null ? '—' : c.count.toLocaleString()}</td>
+                      <td className="num"><CohortSize base={base} cohort={c} /></td>
                     </tr>
                   ))}
                 </tbody>
