@@ -87,6 +87,7 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await people.getByRole('link', { name: 'ada@example.com' }).click()
     await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor()
     assert.match(await page.getByRole('table', { name: 'Person properties' }).innerText(), /plan\s+pro/)
+    await page.getByText('anon-device-ada').waitFor() // the merged anonymous id
     await page.getByRole('table', { name: 'Person events' }).getByText('checkout started').first().waitFor()
     await assertAccessible(page, 'person')
     await screenshot(page, 'person')

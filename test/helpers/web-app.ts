@@ -54,6 +54,8 @@ export async function seedTally(app: TestApp): Promise<Seed> {
       if (i < 2) at('checkout started', 'https://shop.example.com/checkout', { amount: 40 + i })
     }
   })
+  // Ada's earlier anonymous browser id, merged into her person by $identify.
+  batch.push({ event: '$identify', properties: { distinct_id: PEOPLE[0].id, $anon_distinct_id: 'anon-device-ada' } })
   batch.push({ event: '$groupidentify', properties: { distinct_id: PEOPLE[0].id, $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme Inc', seats: 12 } } })
   batch.push({ event: 'invoice paid', properties: { distinct_id: PEOPLE[0].id, $groups: { company: 'acme' }, amount: 120 } })
   batch.push({ event: '$autocapture', properties: { distinct_id: PEOPLE[0].id, $event_type: 'click', $elements_chain: 'button.btn.primary:text="Buy now"nth-child="1";div.cart' } })
