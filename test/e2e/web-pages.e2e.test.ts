@@ -54,7 +54,10 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
   await t.test('Activity: newest events, details on click, filters, new events arrive without reload', async () => {
     const table = page.getByRole('table', { name: 'Events' })
     await table.getByText('checkout started').first().waitFor()
-    assert.ok((await table.getByRole('row').count()) > 20, 'the seeded events are listed')
+    assert.equal(await table.getByRole('row').count(), 1 + 50, 'a first page of 50 events')
+    await page.getByRole('button', { name: 'Load older events' }).click()
+    await eventually(async () => (await table.getByRole('row').count()) === 1 + seed.events)
+    assert.equal(await page.getByRole('button', { name: 'Load older events' }).count(), 0, 'no more pages')
     await table.getByRole('button', { name: '$autocapture' }).click()
     const props = page.getByRole('table', { name: 'Event properties' })
     await props.getByText('$event_type').waitFor()

@@ -54,6 +54,8 @@ export async function seedTally(app: TestApp): Promise<Seed> {
       if (i < 2) at('checkout started', 'https://shop.example.com/checkout', { amount: 40 + i })
     }
   })
+  // Enough events for more than one page of Activity (50).
+  for (let n = 0; n < 20; n++) batch.push({ event: 'search performed', timestamp: new Date(Date.now() - n * 3_600_000).toISOString(), properties: { distinct_id: PEOPLE[1].id, query: `q${n}` } })
   // Ada's earlier anonymous browser id, merged into her person by $identify.
   batch.push({ event: '$identify', properties: { distinct_id: PEOPLE[0].id, $anon_distinct_id: 'anon-device-ada' } })
   batch.push({ event: '$groupidentify', properties: { distinct_id: PEOPLE[0].id, $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme Inc', seats: 12 } } })

@@ -13,10 +13,13 @@ interface Filters {
   propValue: string
 }
 
+/** Events per page: the live page, and each "Load older events". */
+const PAGE_SIZE = 50
+
 const NONE: Filters = { event: '', distinctId: '', propKey: '', propValue: '' }
 
 function eventsUrl(base: string, f: Filters): string {
-  const q = new URLSearchParams({ limit: '100' })
+  const q = new URLSearchParams({ limit: String(PAGE_SIZE) })
   if (f.event) q.set('event', f.event)
   if (f.distinctId) q.set('distinct_id', f.distinctId)
   if (f.propKey) q.set('properties', JSON.stringify([{ key: f.propKey, value: f.propValue, operator: f.propValue ? 'exact' : 'is_set', type: 'event' }]))
@@ -40,6 +43,16 @@ export default function ActivityPage() {
     queryFn: () => api<EventListJson>(eventsUrl(base, filters)),
     refetchInterval: live ? 3000 : false,
   })
+  // Older pages, fetched from the `next` cursor on demand; the live page above them keeps refreshing.
+  const [older, setOlder] = useState<{ events: EventJson[]; next: string | null } | null>(null)
+  useEffect(() => setOlder(null), [filters])
+  const nextUrl = older ? older.next : events.data?.next ?? null
+  const loadOlder = async () => {
+    if (!nextUrl) return
+    const url = new URL(nextUrl)
+    const page = await api<EventListJson>(url.pathname + url.search)
+    setOlder({ events: [...(older?.events ?? []), ...page.results], next: page.next })
+  }
   const detail = useRef<HTMLDivElement>(null)
   // On a phone the details sit under the list: bring them into view.
   useEffect(() => {
@@ -73,7 +86,7 @@ export default function ActivityPage() {
                 <table aria-label="Events">
                   <thead><tr><th>Event</th><th>Person</th><th className="hide-narrow">URL / source</th><th>When</th></tr></thead>
                   <tbody>
-                    {page.results.map((ev) => (
+                    {[...page.results, ...(older?.events ?? []).filter((o) => !page.results.some((r) => r.id === o.id))].map((ev) => (
                       <tr key={ev.id} className={selected?.id === ev.id ? 'clickable selected' : 'clickable'} onClick={() => setSelected(ev)}>
                         <td><button type="button" className="link" onClick={() => setSelected(ev)}>{ev.event}</button></td>
                         <td className="mono">
@@ -85,6 +98,7 @@ export default function ActivityPage() {
                     ))}
                   </tbody>
                 </table>
+                {nextUrl && <button type="button" className="btn" style={{ marginTop: 12 }} onClick={() => void loadOlder()}>Load older events</button>}
               </div>
             )}
           </Loadable>
