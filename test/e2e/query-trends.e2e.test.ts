@@ -80,6 +80,15 @@ test('dau counts a person merged by $identify once a day; weekly_active counts t
     return uniquePersons(pageviews.filter((e) => inDays(e, window)))
   })
   assert.deepEqual(wau.data, expectedWau)
+
+  // Hourly weekly-active spans 24 + 167 hours: past one 64-bit word per person, the running-sum plan answers.
+  const hourly = await queryOk(app, trends({ interval: 'hour', dateRange: { date_from: '2024-06-05', date_to: '2024-06-05' }, series: [{ kind: 'EventsNode', event: '$pageview', math: 'weekly_active' }] }))
+  const expectedHourly = hourly.results[0].days.map((d: string) => {
+    const end = Date.parse(`${d.replace(' ', 'T')}Z`) + 3_600_000
+    return uniquePersons(pageviews.filter((e) => Date.parse(e.timestamp) < end && Date.parse(e.timestamp) >= end - 168 * 3_600_000))
+  })
+  assert.equal(hourly.results[0].data.length, 24)
+  assert.deepEqual(hourly.results[0].data, expectedHourly)
 })
 
 test('property math: sum, avg, max and median of a property', async () => {

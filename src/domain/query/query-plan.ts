@@ -35,6 +35,10 @@ export type Expr =
   | { op: 'epoch_ms'; arg: Expr }
   | { op: 'aggregate'; fn: AggregateFn; arg?: Expr; distinct?: boolean; quantile?: number }
   | { op: 'binary'; fn: BinaryFn; left: Expr; right: Expr }
+  /** A 64-bit word with only bit `index` (0-63) set. */
+  | { op: 'bit_flag'; index: Expr }
+  /** Whether the word `arg` shares a set bit with `mask` (a decimal string of an unsigned 64-bit value). */
+  | { op: 'bits_any'; arg: Expr; mask: string }
   | { op: 'and' | 'or'; args: Expr[] }
   | { op: 'not'; arg: Expr }
   | { op: 'is_null'; arg: Expr }
@@ -49,7 +53,7 @@ export type Expr =
   /** Whether the event matches an action (OR over its steps). */
   | { op: 'action'; steps: readonly ActionStepDefinition[] }
 
-export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'arg_max'
+export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or'
 export type BinaryFn = '=' | '!=' | '<' | '<=' | '>' | '>=' | '+' | '-' | '*' | '/'
 
 export interface SelectItem {

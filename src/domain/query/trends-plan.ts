@@ -152,6 +152,53 @@ function activeUsersPlan(input: SeriesPlanInput, window: number, bd: Expr): Plan
   }
 }
 
+const STEP_MS = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const
+
+/**
+ * Unique persons per bucket (dau, or weekly/monthly active over their window) from one 64-bit word
+ * per person: bit i set when the person was active in interval i of the span read. Grouping by
+ * person alone (not person and interval) halves the work of exact counting; each bucket's count is
+ * then a sum over persons of "any bit of its window set". Applies when the span fits in 64
+ * intervals (hour/day/week); otherwise `null` and `seriesPlan` answers. Rows: one per breakdown
+ * value, with `c0`..`cN` the counts of the range's buckets (`keys`).
+ */
+export function personBitsPlan(input: SeriesPlanInput): { plan: Plan; keys: number[] } | null {
+  const { series, range } = input
+  const rolling = series.math === 'weekly_active' || series.math === 'monthly_active'
+  if (input.aggregated || range.interval === 'month' || !(series.math === 'dau' || rolling)) return null
+  const window = rolling ? activeWindow(series.math, range.interval) : 1
+  const keys = range.buckets.map((b) => bucketKey(b, range.interval, range.timeZone))
+  if (keys.length + window - 1 > 64) return null
+  const step = STEP_MS[range.interval]
+  const start = window > 1 ? shiftInstant(range.from, range.interval, -(window - 1), range.timeZone) : range.from
+  const first = keys[0]! - (window - 1) * step
+  const bd: Expr = input.breakdown ?? lit('')
+  const index: Expr = { op: 'binary', fn: '/', left: { op: 'binary', fn: '-', left: timestampBucket(range, start), right: lit(first) }, right: lit(step) }
+  const perPerson: Plan = {
+    source: fromEvents(),
+    select: [{ alias: 'breakdown_value', expr: bd }, { alias: 'person', expr: { op: 'person_id' } }, { alias: 'active', expr: { op: 'aggregate', fn: 'bit_or', arg: { op: 'bit_flag', index } } }],
+    where: and(timeBetween(start, range.to), input.match, { op: 'not', arg: { op: 'is_null', arg: { op: 'person_id' } } }),
+    groupBy: [bd, { op: 'person_id' }],
+  }
+  const windowMask = (i: number) => (((1n << BigInt(window)) - 1n) << BigInt(i)).toString()
+  return {
+    plan: {
+      source: fromPlan(perPerson),
+      select: [
+        { alias: 'breakdown_value', expr: col('breakdown_value') },
+        ...keys.map((_, i) => ({ alias: `c${i}`, expr: { op: 'aggregate', fn: 'sum', arg: { op: 'case', when: [[{ op: 'bits_any', arg: col('active'), mask: windowMask(i) }, lit(1)]], else: lit(0) } } as Expr })),
+      ],
+      groupBy: [col('breakdown_value')],
+    },
+    keys,
+  }
+}
+
+/** The wide rows of `personBitsPlan` as `{bucket, breakdown_value, value}` rows. */
+export function unpivotBits(rows: readonly Record<string, unknown>[], keys: readonly number[]): Array<{ bucket: number; breakdown_value: string; value: number }> {
+  return rows.flatMap((r) => keys.map((bucket, i) => ({ bucket, breakdown_value: String(r.breakdown_value), value: Number(r[`c${i}`] ?? 0) })))
+}
+
 /**
  * The top `limit` breakdown values of a series plan (by the sum of its values over the range,
  * PostHog's order), plus one more when there are more: rows `{breakdown_value, total}`.

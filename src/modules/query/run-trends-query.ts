@@ -1,6 +1,6 @@
 import { previousPeriod, type ResolvedRange } from '../../domain/query/date-range.ts'
 import { parseFormula } from '../../domain/query/formula.ts'
-import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, isRolling, seriesPlan, topBreakdownsPlan } from '../../domain/query/trends-plan.ts'
+import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, isRolling, personBitsPlan, seriesPlan, topBreakdownsPlan, unpivotBits } from '../../domain/query/trends-plan.ts'
 import { AGGREGATED_DISPLAYS, readTrendsQuery, type Series, type TrendsQuery } from '../../domain/query/trends-query.ts'
 import { applyFormula, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
 import type { Expr } from '../../domain/query/query-plan.ts'
@@ -23,8 +23,7 @@ export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promis
     const label = seriesLabel(series, actionName)
     const results: TrendsResult[] = []
     for (const [period, compareLabel] of periods) {
-      const { rows, order } = await computeSeries(ctx, q, series, match, period, aggregated)
-      const carryForward = isRolling(series, period.interval) && !aggregated
+      const { rows, order, carryForward } = await computeSeries(ctx, q, series, match, period, aggregated)
       results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel, carryForward }))
     }
     perSeries.push(results)
@@ -50,20 +49,23 @@ async function computeSeries(
   match: Expr | undefined,
   range: ResolvedRange,
   aggregated: boolean,
-): Promise<{ rows: SeriesRow[]; order: string[] | null }> {
+): Promise<{ rows: SeriesRow[]; order: string[] | null; carryForward: boolean }> {
   const input = { series, match, range, aggregated }
-  if (!q.breakdown) {
-    const rows = (await ctx.run(seriesPlan({ ...input, breakdown: null }))).rows as unknown as SeriesRow[]
-    return { rows, order: null }
+  // Unique persons per bucket from one bit word per person when the span allows (exact values per
+  // bucket); otherwise the general plan (rolling counts then come as running totals to carry forward).
+  const rowsOf = async (breakdown: Expr | null): Promise<{ rows: SeriesRow[]; carryForward: boolean }> => {
+    const bits = personBitsPlan({ ...input, breakdown })
+    if (bits) return { rows: unpivotBits((await ctx.run(bits.plan)).rows, bits.keys), carryForward: false }
+    const rows = (await ctx.run(seriesPlan({ ...input, breakdown }))).rows as unknown as SeriesRow[]
+    return { rows, carryForward: isRolling(series, range.interval) && !aggregated }
   }
+  if (!q.breakdown) return { ...(await rowsOf(null)), order: null }
   const plain = breakdownExpr(q.breakdown)
   const top = (await ctx.run(topBreakdownsPlan(seriesPlan({ ...input, breakdown: plain }), q.breakdown.limit))).rows.map((r) => String(r.breakdown_value))
   if (top.length <= q.breakdown.limit) {
-    if (top.length === 0) return { rows: [], order: [] }
-    const rows = (await ctx.run(seriesPlan({ ...input, breakdown: plain }))).rows as unknown as SeriesRow[]
-    return { rows, order: top }
+    if (top.length === 0) return { rows: [], order: [], carryForward: false }
+    return { ...(await rowsOf(plain)), order: top }
   }
   const kept = top.slice(0, q.breakdown.limit)
-  const rows = (await ctx.run(seriesPlan({ ...input, breakdown: foldedBreakdown(q.breakdown, kept) }))).rows as unknown as SeriesRow[]
-  return { rows, order: [...kept, BREAKDOWN_OTHER] }
+  return { ...(await rowsOf(foldedBreakdown(q.breakdown, kept))), order: [...kept, BREAKDOWN_OTHER] }
 }

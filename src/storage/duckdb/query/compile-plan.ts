@@ -108,6 +108,10 @@ function compileExpr(e: Expr, s: Scope): string {
       return d.aggregate(e.fn, e.arg ? x(e.arg) : undefined, { distinct: e.distinct, quantile: e.quantile })
     case 'binary':
       return `(${x(e.left)} ${e.fn === '/' ? '/' : e.fn} ${x(e.right)})`
+    case 'bit_flag':
+      return d.bitFlag(x(e.index))
+    case 'bits_any':
+      return d.bitsAny(x(e.arg), e.mask)
     case 'and':
     case 'or':
       return e.args.length === 0 ? (e.op === 'and' ? 'TRUE' : 'FALSE') : `(${e.args.map(x).join(e.op === 'and' ? ' AND ' : ' OR ')})`

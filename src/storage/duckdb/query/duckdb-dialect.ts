@@ -30,6 +30,8 @@ export interface Dialect {
   epochMs(ts: string): string
   aggregate(fn: AggregateFn, arg: string | undefined, opts: { distinct?: boolean; quantile?: number }): string
   toText(value: string): string
+  bitFlag(index: string): string
+  bitsAny(word: string, mask: string): string
   /** A property filter (event, person or element) with the shared operator semantics. */
   propertyFilter(filter: PropertyFilter, params: SqlParams): { sql: string; needsElements: boolean }
   action(steps: readonly ActionStepDefinition[], params: SqlParams): { sql: string; needsElements: boolean }
@@ -97,6 +99,11 @@ export const duckDbDialect: Dialect = {
     }
   },
   toText: (value) => `CAST(${value} AS VARCHAR)`,
+  bitFlag: (index) => `(1::UBIGINT << CAST(${index} AS INTEGER))`,
+  bitsAny(word, mask) {
+    if (!/^\d{1,20}$/.test(mask)) throw new Error(`bit mask ${mask} is not an unsigned integer`)
+    return `((${word} & ${mask}::UBIGINT) <> 0)`
+  },
   propertyFilter(filter, params) {
     const type = filter.type ?? 'event'
     if (type === 'event') return { sql: propertyFilterSql(filter, jsonSource('e.properties', filter.key, params), params), needsElements: false }
