@@ -306,6 +306,13 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     // 2 people x (5 home pages + 3 pricing pages) in the last 30 days, as one number (Linus was deleted with his events).
     assert.equal(await page.getByTestId('bold-number').innerText(), '16')
     await screenshot(page, 'dashboard-from-template')
+
+    // Refresh recomputes the tiles: one more pageview shows up in the number.
+    const res = await app.http.inject({ method: 'POST', url: '/capture/', payload: { api_key: app.projectKey, event: '$pageview', properties: { distinct_id: 'ada@example.com' } } })
+    assert.equal(res.statusCode, 200)
+    await eventually(async () => (await app.http.inject({ url: `/api/projects/${app.projectId}/events/?event=$pageview&limit=100`, headers: app.auth })).json().results.length === 17)
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await eventually(async () => (await page.getByTestId('bold-number').innerText()) === '17')
   })
 
   await t.test('Settings: project key and snippets, ingestion status and dead letters', async () => {
