@@ -1,7 +1,8 @@
 // npm run bench:query — the query API's kinds over 10M events of 300k persons in 30 days, generated
 // with SQL range() straight into a fresh DuckDB file (not through capture). Not a test: it prints
 // wall and CPU time of each query (best and median of BENCH_RUNS runs after one warm-up), computed
-// through the same query service the HTTP route uses. BENCH_EVENTS / BENCH_PERSONS scale the data.
+// through the same query service the HTTP route uses. BENCH_EVENTS / BENCH_PERSONS scale the data;
+// BENCH_REUSE=<file.duckdb> times an existing file (made by a previous run with BENCH_KEEP=1) instead.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -47,11 +48,15 @@ export const BENCH_QUERIES: Record<string, { query: object; target: number }> = 
 async function main() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-query-'))
   try {
-    const duck = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
+    const reuse = process.env.BENCH_REUSE
+    const duck = await openDuckDb(reuse ?? path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
     let t0 = performance.now()
-    await duck.connection.run(GENERATE)
-    await duck.connection.run('CHECKPOINT')
-    console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    if (!reuse) {
+      await duck.connection.run(GENERATE)
+      await duck.connection.run('CHECKPOINT')
+      console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      if (process.env.BENCH_KEEP) console.log(`kept in ${path.join(dir, 'events.duckdb')}`)
+    }
     const engine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 })
     const project = { id: 1, timezone: 'UTC' } as Project
     const queries = createQueryService({
@@ -78,7 +83,7 @@ async function main() {
     }
     await duck.close()
   } finally {
-    await rm(dir, { recursive: true, force: true })
+    if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true })
   }
 }
 
