@@ -85,6 +85,12 @@ test('web app accounts: set-up link, sign in with a password, invite a member wh
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor()
     assert.equal(await page.locator('.topbar .user').innerText(), 'Mia')
+    await signOut(page)
+    await page.getByLabel('Email').fill('mia@example.com')
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor()
+    assert.equal(await page.locator('.topbar .user').innerText(), 'Mia')
   })
 
   await t.test('a member cannot revoke someone else\'s key, reset the project key, or manage members', async () => {
