@@ -194,6 +194,45 @@ export function personBitsPlan(input: SeriesPlanInput): { plan: Plan; keys: numb
   }
 }
 
+const MERGE: Partial<Record<MathType, 'sum' | 'min' | 'max'>> = { total: 'sum', sum: 'sum', min: 'min', max: 'max' }
+
+/**
+ * For maths whose per-value results merge (counts and sums add, minima and maxima combine), the
+ * breakdown in one statement: values ranked by their total over the range (PostHog's order), those
+ * past `limit` merged into "other". Rows `{bucket, breakdown_value, value, rank}` (other: limit + 1).
+ * `null` for the other maths (unique persons, averages, quantiles), which need the two statements.
+ */
+export function rankedBreakdownPlan(input: Omit<SeriesPlanInput, 'breakdown'>, b: Breakdown): Plan | null {
+  const merge = MERGE[input.series.math]
+  if (!merge) return null
+  const grouped = seriesPlan({ ...input, breakdown: breakdownExpr(b) })
+  const withTotal: Plan = {
+    source: fromPlan(grouped),
+    select: [
+      { alias: 'bucket', expr: col('bucket') }, { alias: 'breakdown_value', expr: col('breakdown_value') }, { alias: 'value', expr: col('value') },
+      { alias: 'total', expr: { op: 'window', fn: 'sum', arg: col('value'), partitionBy: [col('breakdown_value')], orderBy: [] } },
+    ],
+  }
+  const ranked: Plan = {
+    source: fromPlan(withTotal),
+    select: [
+      { alias: 'bucket', expr: col('bucket') }, { alias: 'breakdown_value', expr: col('breakdown_value') }, { alias: 'value', expr: col('value') },
+      { alias: 'rank', expr: { op: 'window', fn: 'dense_rank', partitionBy: [], orderBy: [{ expr: col('total'), desc: true }, { expr: col('breakdown_value') }] } },
+    ],
+  }
+  const kept: Expr = { op: 'binary', fn: '<=', left: col('rank'), right: lit(b.limit) }
+  const folded: Expr = { op: 'case', when: [[kept, col('breakdown_value')]], else: lit(BREAKDOWN_OTHER) }
+  return {
+    source: fromPlan(ranked),
+    select: [
+      { alias: 'bucket', expr: col('bucket') }, { alias: 'breakdown_value', expr: folded },
+      { alias: 'value', expr: { op: 'aggregate', fn: merge, arg: col('value') } },
+      { alias: 'rank', expr: { op: 'case', when: [[kept, col('rank')]], else: lit(b.limit + 1) } },
+    ],
+    groupBy: [col('bucket'), folded, { op: 'case', when: [[kept, col('rank')]], else: lit(b.limit + 1) }],
+  }
+}
+
 /** The wide rows of `personBitsPlan` as `{bucket, breakdown_value, value}` rows. */
 export function unpivotBits(rows: readonly Record<string, unknown>[], keys: readonly number[]): Array<{ bucket: number; breakdown_value: string; value: number }> {
   return rows.flatMap((r) => keys.map((bucket, i) => ({ bucket, breakdown_value: String(r.breakdown_value), value: Number(r[`c${i}`] ?? 0) })))

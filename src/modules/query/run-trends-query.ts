@@ -1,6 +1,6 @@
 import { previousPeriod, type ResolvedRange } from '../../domain/query/date-range.ts'
 import { parseFormula } from '../../domain/query/formula.ts'
-import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, isRolling, personBitsPlan, seriesPlan, topBreakdownsPlan, unpivotBits } from '../../domain/query/trends-plan.ts'
+import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, isRolling, personBitsPlan, rankedBreakdownPlan, seriesPlan, topBreakdownsPlan, unpivotBits } from '../../domain/query/trends-plan.ts'
 import { AGGREGATED_DISPLAYS, readTrendsQuery, type Series, type TrendsQuery } from '../../domain/query/trends-query.ts'
 import { applyFormula, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
 import type { Expr } from '../../domain/query/query-plan.ts'
@@ -60,6 +60,12 @@ async function computeSeries(
     return { rows, carryForward: isRolling(series, range.interval) && !aggregated }
   }
   if (!q.breakdown) return { ...(await rowsOf(null)), order: null }
+  const ranked = rankedBreakdownPlan(input, q.breakdown)
+  if (ranked) {
+    const rows = (await ctx.run(ranked)).rows as unknown as Array<SeriesRow & { rank: number }>
+    const rankOf = new Map(rows.map((r) => [r.breakdown_value, Number(r.rank)]))
+    return { rows, order: [...rankOf.keys()].sort((a, b) => rankOf.get(a)! - rankOf.get(b)!), carryForward: false }
+  }
   const plain = breakdownExpr(q.breakdown)
   const top = (await ctx.run(topBreakdownsPlan(seriesPlan({ ...input, breakdown: plain }), q.breakdown.limit))).rows.map((r) => String(r.breakdown_value))
   if (top.length <= q.breakdown.limit) {
