@@ -258,6 +258,14 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     })
     await screenshot(page, 'insight-breakdown')
     await page.getByLabel('Breakdown by event property').fill('')
+    // Compared with the previous 7 days: 10 checkouts now, none before.
+    await page.getByLabel('Compare to previous period').check()
+    await page.getByRole('button', { name: 'Run' }).click()
+    await eventually(async () => {
+      const text = await page.getByRole('table', { name: 'Series totals' }).innerText().catch(() => '')
+      return /current\s+10\b/.test(text) && /previous\s+0\b/.test(text)
+    })
+    await page.getByLabel('Compare to previous period').uncheck()
     for (const [tab, kind] of [['Stickiness', 'StickinessQuery'], ['Lifecycle', 'LifecycleQuery']]) {
       await page.getByRole('tab', { name: tab }).click()
       await page.getByRole('button', { name: 'Run' }).click()
