@@ -382,6 +382,7 @@ test('web app: usable at a phone width, and the first load stays under 300 KB co
     await page.locator('.card').first().waitFor()
     const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth)
     assert.ok(pageWidth <= PHONE.width, `${link}: ${pageWidth} px wide at ${PHONE.width}`)
+    await assertAccessible(page, `${link} (phone)`)
   }
   await page.goto(`${url}/insights/${seed.insightId}`)
   await page.getByRole('img', { name: 'TrendsQuery chart' }).waitFor()

@@ -73,7 +73,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 
 /** A JSON value, pretty-printed. */
 export function JsonView({ value }: { value: unknown }) {
-  return <pre className="json">{JSON.stringify(value, null, 2)}</pre>
+  return <pre className="json" tabIndex={0}>{JSON.stringify(value, null, 2)}</pre>
 }
 
 /** Relative time for recent timestamps, the date beyond a week. */

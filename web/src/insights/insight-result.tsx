@@ -100,7 +100,7 @@ function Funnel({ steps, small }: { steps: FunnelStep[]; small?: boolean }) {
 function RetentionGrid({ rows }: { rows: RetentionRow[] }) {
   const width = Math.max(...rows.map((r) => r.values?.length ?? 0))
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0}>
       <table className="retention" aria-label="Retention">
         <thead><tr><th>Cohort</th>{Array.from({ length: width }, (_, i) => <th key={i} className="num">{i === 0 ? 'Size' : `+${i}`}</th>)}</tr></thead>
         <tbody>
@@ -127,7 +127,7 @@ function SqlTable({ result }: { result: Json }) {
   const rows = (result.results as unknown[][] | undefined) ?? []
   if (rows.length === 0) return <Empty>The query returned no rows.</Empty>
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0}>
       <table aria-label="Query results" className="sql-results">
         <thead><tr>{columns.map((c) => <th key={c}>{c}</th>)}</tr></thead>
         <tbody>{rows.map((r, i) => <tr key={i}>{r.map((v, j) => <td key={j} className="mono">{typeof v === 'object' ? JSON.stringify(v) : String(v)}</td>)}</tr>)}</tbody>

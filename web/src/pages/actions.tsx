@@ -88,7 +88,7 @@ export default function ActionsPage() {
       <Card>
         <Loadable query={actions}>
           {(page) => page.results.length === 0 ? <Empty>No actions yet.</Empty> : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table aria-label="Actions">
                 <thead><tr><th>Name</th><th className="hide-narrow">Steps</th><th className="num">Events</th><th className="hide-narrow">Created</th></tr></thead>
                 <tbody>

@@ -82,7 +82,7 @@ export default function ActivityPage() {
         <Card>
           <Loadable query={events}>
             {(page) => page.results.length === 0 ? <Empty>No events match.</Empty> : (
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0}>
                 <table aria-label="Events">
                   <thead><tr><th>Event</th><th>Person</th><th className="hide-narrow">URL / source</th><th>When</th></tr></thead>
                   <tbody>

@@ -102,7 +102,7 @@ export default function CohortsPage() {
       <Card>
         <Loadable query={cohorts}>
           {(page) => page.results.length === 0 ? <Empty>No cohorts yet.</Empty> : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table aria-label="Cohorts">
                 <thead><tr><th>Name</th><th className="hide-narrow">Definition</th><th className="num">People</th></tr></thead>
                 <tbody>

@@ -44,7 +44,7 @@ function FlagList() {
       <Card>
         <Loadable query={flags}>
           {(page) => page.results.length === 0 ? <Empty>No feature flags yet.</Empty> : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table aria-label="Feature flags">
                 <thead><tr><th>Key</th><th className="hide-narrow">Name</th><th>Release</th><th>Enabled</th></tr></thead>
                 <tbody>

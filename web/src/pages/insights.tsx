@@ -33,7 +33,7 @@ function InsightList() {
       <Card>
         <Loadable query={insights}>
           {(page) => page.results.length === 0 ? <Empty>No saved insights yet.</Empty> : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table aria-label="Insights">
                 <thead><tr><th>Name</th><th>Type</th><th className="hide-narrow">Dashboards</th><th className="hide-narrow">Modified</th></tr></thead>
                 <tbody>

@@ -42,7 +42,7 @@ function PersonList() {
       <Card>
         <Loadable query={persons}>
           {(page) => page.results.length === 0 ? <Empty>No people found.</Empty> : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table aria-label="People">
                 <thead><tr><th>Person</th><th className="hide-narrow">Distinct ids</th><th>First seen</th></tr></thead>
                 <tbody>

@@ -74,7 +74,7 @@ export function Ingestion() {
         {replay.data && <p role="status">Replayed {String((replay.data as { replayed?: number }).replayed ?? 0)}.</p>}
         <Loadable query={letters}>
           {(page) => page.results.length === 0 ? <Empty>No dead letters.</Empty> : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table aria-label="Dead letters">
                 <thead><tr><th>Failed</th><th className="hide-narrow">Event id</th><th className="hide-narrow">Step</th><th>Error</th><th>State</th></tr></thead>
                 <tbody>

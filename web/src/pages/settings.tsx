@@ -71,7 +71,7 @@ function ProjectSettings() {
             <button key={s} type="button" role="tab" aria-selected={sdk === s} onClick={() => setSdk(s)}>{s}</button>
           ))}
         </div>
-        <pre className="code" aria-label={`${sdk} snippet`}>{code}</pre>
+        <pre className="code" tabIndex={0} aria-label={`${sdk} snippet`}>{code}</pre>
       </Card>
       <Card title="Time zone">
         <form className="row" onSubmit={(e) => { e.preventDefault(); saveTimezone.mutate() }}>
