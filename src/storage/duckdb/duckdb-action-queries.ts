@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
 import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
-import { createSqlParams, ELEMENTS_SQL } from './duckdb-action-elements-sql.ts'
+import { createSqlParams, ELEMENTS_SQL, type SqlParams } from './duckdb-action-elements-sql.ts'
 import { compileActionSql } from './duckdb-action-sql.ts'
 
 /** A half-open time range `[after, before)`; either bound may be left out. */
@@ -34,7 +34,11 @@ export interface DuckDbActionQueries {
 
 /**
  * `SELECT <what> FROM` the project's events in the range that match the action, with its bound
- * values. The elements chain is parsed in SQL only when a step reads it.
+ * values. The elements chain is parsed in SQL only when a step reads it. When every step names an
+ * event, the steps are grouped by event name and each group is its own branch of a UNION ALL: the
+ * branches select disjoint rows (an event has one name), so no row is counted twice, and each
+ * branch reads only the columns its steps need (a `$pageview` url step reads `properties` of
+ * pageviews only, an `$autocapture` selector step the chains of clicks only).
  */
 export function actionMatchSql(
   projectId: number,
@@ -46,12 +50,27 @@ export function actionMatchSql(
   const where = [`project_id = ${params.add(projectId)}::INTEGER`]
   if (range.after) where.push(`timestamp >= ${params.add(range.after.toISOString())}::TIMESTAMPTZ`)
   if (range.before) where.push(`timestamp < ${params.add(range.before.toISOString())}::TIMESTAMPTZ`)
+  const branches = stepsByEvent(steps).map((group) => branchSql(group, where, params))
+  return { sql: `SELECT ${what} FROM (${branches.join(' UNION ALL ')}) AS events`, values: params.values as DuckDBValue[] }
+}
+
+/** The steps in groups of one event name each, in first-seen order; one group when a step names no event. */
+function stepsByEvent(steps: readonly ActionStepDefinition[]): ActionStepDefinition[][] {
+  if (steps.length === 0 || steps.some((s) => !s.event)) return [[...steps]]
+  const groups = new Map<string, ActionStepDefinition[]>()
+  for (const step of steps) groups.set(step.event!, [...(groups.get(step.event!) ?? []), step])
+  return [...groups.values()]
+}
+
+/** The rows of `events` (every column) matching one of `steps`. */
+function branchSql(steps: readonly ActionStepDefinition[], where: readonly string[], params: SqlParams): string {
   const action = compileActionSql(steps, params)
-  // Always used (its literals are bound): without element constraints it repeats cheap conditions.
-  where.push(action.prefilter)
-  const els = action.needsElements ? `, ${ELEMENTS_SQL} AS __els` : ''
-  const sql = `SELECT ${what} FROM (SELECT events.*${els} FROM events WHERE ${where.join(' AND ')}) AS events WHERE ${action.condition}`
-  return { sql, values: params.values as DuckDBValue[] }
+  // Without element constraints the condition reads only the row's own columns (the prefilter then
+  // says the same with no literal bound): filtered once, in place. With them, the prefilter (always
+  // used: its literals are bound) cuts the rows whose chain is parsed.
+  if (!action.needsElements) return `SELECT * FROM events WHERE ${[...where, action.condition].join(' AND ')}`
+  return `SELECT * EXCLUDE (__els) FROM (SELECT events.*, ${ELEMENTS_SQL} AS __els FROM events
+    WHERE ${[...where, action.prefilter].join(' AND ')}) AS events WHERE ${action.condition}`
 }
 
 export function createDuckDbActionQueries(connection: DuckDBConnection): DuckDbActionQueries {

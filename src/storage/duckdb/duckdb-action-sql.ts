@@ -3,6 +3,7 @@ import { isElementFilterKey, isUsableFilter, stepFilters } from '../../domain/ac
 import { parseSelector } from '../../domain/actions/match-selector.ts'
 import { requiredChainLiterals } from '../../domain/actions/chain-literals.ts'
 import { planStringMatch, type StringMatchPlan } from '../../domain/actions/string-match.ts'
+import { requiredMatchLiteral } from '../../domain/actions/string-literals.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { anyElement, selectorSql, type SqlParams } from './duckdb-action-elements-sql.ts'
 import { jsonSource, propertyFilterSql, toDuckDbRegex } from './duckdb-action-property-sql.ts'
@@ -37,12 +38,15 @@ export function compileActionSql(steps: readonly ActionStepDefinition[], params:
     // `cheap` reads no parsed element; `full` adds the element conditions.
     const cheap: string[] = []
     const full: string[] = []
+    // Cheapest first: DuckDB evaluates an AND's terms in order, each on the rows the last kept.
+    if (step.event) cheap.push(`event = ${params.add(step.event)}`)
     if (step.url) {
+      const needle = storedJsonText(requiredMatchLiteral(step.url, step.url_matching, 'contains'))
+      if (needle !== undefined) cheap.push(`contains(properties, ${params.add(needle)})`)
       const url = jsonSource('properties', '$current_url', params)
       const plan = planStringMatch(step.url, step.url_matching, 'contains')
       cheap.push(`(json_type(properties, ${params.add('/$current_url')}) = 'VARCHAR' AND ${url.text} <> '' AND ${stringMatchSql(plan, url.text, params)})`)
     }
-    if (step.event) cheap.push(`event = ${params.add(step.event)}`)
     if (step.href || step.tag_name || step.text) full.push(elementFieldsSql(step, params))
     if (step.selector) full.push(selectorSql(parseSelector(step.selector), params))
     for (const filter of stepFilters(step)) {
@@ -55,6 +59,21 @@ export function compileActionSql(steps: readonly ActionStepDefinition[], params:
     stepParts.push({ cheap, literals: requiredChainLiterals(step) })
   }
   return { condition: ors.length === 0 ? 'FALSE' : `(${ors.join(' OR ')})`, prefilter: prefilterSql(stepParts, params), needsElements }
+}
+
+/**
+ * How `text` appears inside the stored `properties` JSON: the event store keeps the text that
+ * `JSON.stringify` wrote at capture (queued-event.ts), which escapes each character on its own (`"`,
+ * `\\`, control characters), so a value containing `text` holds its escaped form verbatim. A lone
+ * surrogate is escaped by itself but not inside a pair: no needle then.
+ */
+function storedJsonText(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdfff) return undefined
+  }
+  return JSON.stringify(text).slice(1, -1)
 }
 
 /** OR over the steps of their cheap conditions; literals are bound only when the result uses them. */
