@@ -132,6 +132,8 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await page.getByLabel('Key').fill('made-in-ui')
     await page.getByLabel('Description').fill('Made in the web app')
     await page.getByRole('button', { name: 'Add property filter' }).click()
+    // The property picker offers the people's property names.
+    await eventually(async () => (await page.locator('#person-properties option[value="email"]').count()) === 1)
     await page.getByLabel('Person property').fill('email')
     await page.getByLabel('Operator').selectOption('icontains')
     await page.getByLabel('Value', { exact: true }).fill('example.com')

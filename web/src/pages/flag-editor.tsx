@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { Card, ErrorBox, Field, PageHeader } from '../ui.tsx'
-import type { FlagJson } from '../../../src/http/wire-types.ts'
+import type { CursorListJson, FlagJson, PersonJson } from '../../../src/http/wire-types.ts'
 
 /** `isList`: the stored value was a list (PostHog's exact match on several values), edited as `a, b`. */
 interface Condition { rollout: number; props: { key: string; operator: string; value: string; isList?: boolean; type?: string }[] }
@@ -12,14 +12,24 @@ interface Variant { key: string; rollout: number }
 
 const OPERATORS = [['exact', 'equals'], ['is_not', 'does not equal'], ['icontains', 'contains'], ['regex', 'matches regex'], ['gt', '>'], ['lt', '<'], ['is_set', 'is set'], ['in', 'in cohort']] as const
 
-/** Person property names from the property definitions (empty when that API is not there). */
+/**
+ * Person property names for the pickers: the property definitions, or where that API does not
+ * answer, the keys the 100 most recent people have.
+ */
 function usePersonPropertyNames(base: string): string[] {
   const q = useQuery({
-    queryKey: ['property-definitions', base, 'person'],
-    queryFn: () => api<{ results: { name: string }[] }>(`${base}/property_definitions/?type=person&limit=500`),
+    queryKey: ['property-names', base, 'person'],
+    queryFn: async () => {
+      try {
+        return (await api<{ results: { name: string }[] }>(`${base}/property_definitions/?type=person&limit=500`)).results.map((d) => d.name)
+      } catch {
+        const people = await api<CursorListJson<PersonJson>>(`${base}/persons/?limit=100`)
+        return [...new Set(people.results.flatMap((p) => Object.keys(p.properties)))].sort()
+      }
+    },
     retry: false,
   })
-  return q.data?.results.map((d) => d.name) ?? []
+  return q.data ?? []
 }
 
 function fromFlag(f: FlagJson | null) {
