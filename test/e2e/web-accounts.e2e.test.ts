@@ -110,6 +110,11 @@ test('web app accounts: set-up link, sign in with a password, invite a member wh
     assert.match(await page.getByTestId('new-key').innerText(), /^phx_/)
     await page.getByRole('table', { name: 'Personal API keys' }).getByText('Mia laptop').waitFor()
     assert.equal(await page.getByRole('table', { name: 'Personal API keys' }).getByRole('row').count(), 2, 'only her own key is listed')
+    const newKey = await page.getByTestId('new-key').innerText()
+    assert.equal((await app.http.inject({ url: '/api/projects/', headers: { authorization: `Bearer ${newKey.trim()}` } })).statusCode, 200, 'the new key works')
+    await page.getByRole('button', { name: 'Revoke Mia laptop' }).click()
+    await page.getByText('No personal API keys.').waitFor()
+    assert.equal((await app.http.inject({ url: '/api/projects/', headers: { authorization: `Bearer ${newKey.trim()}` } })).statusCode, 401, 'her own key, revoked')
 
     await page.getByRole('tab', { name: 'Members' }).click()
     await page.getByRole('table', { name: 'Members' }).getByText('owner@example.com').waitFor()

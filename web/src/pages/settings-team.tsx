@@ -36,7 +36,7 @@ export function PersonalKeys() {
           {created?.value && (
             <div className="condition" role="status" style={{ marginTop: 12 }}>
               <p>Copy the key now: it will not be shown again.</p>
-              <p className="mono" data-testid="new-key">{created.value} <CopyButton text={created.value} /></p>
+              <p className="mono"><span data-testid="new-key">{created.value}</span> <CopyButton text={created.value} /></p>
             </div>
           )}
       </Card>
