@@ -1,5 +1,3 @@
-import type { ListJson } from '../../src/http/wire-types.ts'
-
 const KEY_STORAGE = 'tally.personalApiKey'
 
 /** A non-2xx answer of the API, with PostHog's error body when it has one. */
@@ -47,18 +45,6 @@ export async function api<T>(path: string, opts: { method?: Method; body?: unkno
     throw new ApiError(res.status, err.detail ?? `${res.status} ${res.statusText}`, err.code ?? null, err.attr ?? null)
   }
   return json as T
-}
-
-/** Every page of a list endpoint (PostHog's `next` links), up to `max` rows. */
-export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
-  const rows: T[] = []
-  let url: string | null = path
-  while (url && rows.length < max) {
-    const page: ListJson<T> = await api<ListJson<T>>(url)
-    rows.push(...page.results)
-    url = page.next ? new URL(page.next).pathname + new URL(page.next).search : null
-  }
-  return rows
 }
 
 /** A readable message for any error a query or mutation threw. */

@@ -1,6 +1,6 @@
 import { Link, Route, Switch, useParams } from 'wouter'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { api, errorText } from '../api.ts'
+import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { Badge, Card, Empty, ErrorBox, Loadable, PageHeader } from '../ui.tsx'
 import { FlagEditor } from './flag-editor.tsx'
@@ -75,7 +75,6 @@ function FlagDetail() {
   const { base } = useSession()
   const { id } = useParams<{ id: string }>()
   const flag = useQuery({ queryKey: ['flag', base, id], queryFn: () => api<FlagJson>(`${base}/feature_flags/${id}/`) })
-  if (flag.error) return <ErrorBox error={errorText(flag.error)} />
   return (
     <Loadable query={flag}>
       {(f) => (
