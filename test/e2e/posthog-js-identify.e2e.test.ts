@@ -107,6 +107,8 @@ test('posthog-js in Chromium: a click, identify, an action counting the click fo
 
   // Anonymous: a pageview, then a real click on the button (autocapture).
   await eventually(async () => (await events(app)).some((e) => e.event === '$pageview'))
+  // Autocapture starts once the remote config has answered (posthog-js waits for the server's opt-out).
+  await eventually(() => tab.evaluate(() => (window as any).posthog.autocapture?.isEnabled === true))
   await tab.click('#buy')
   const click = await eventually(async () => (await events(app)).find((e) => e.event === '$autocapture'))
   assert.match(click.elements_chain, /^button\.btn\.primary:/)
