@@ -29,6 +29,28 @@ test('countActionMatches counts the matching events of the project in [after, be
   assert.equal(await queries.countActionMatches(1, steps, { after: at('2026-01-02T00:00:00Z'), before: at('2026-01-03T00:00:00Z') }), 1)
 })
 
+test('steps on different events (one branch each) count every matching event once, with the range and project applied to each', async (t) => {
+  const chain = elementsToString([{ tag_name: 'button', attr_class: ['buy'], text: 'Buy' }, { tag_name: 'div', attr_class: ['shop'] }])
+  const { queries } = await queriesOver(t, [
+    { event: '$pageview', properties: { $current_url: 'https://a.com/pricing' }, timestamp: at('2026-01-02T00:00:00Z') },
+    { event: '$pageview', properties: { $current_url: 'https://a.com/pricing?x' }, timestamp: at('2026-01-01T00:00:00Z') },
+    { event: '$pageview', properties: { $current_url: 'https://a.com/' }, timestamp: at('2026-01-02T00:00:00Z') },
+    { event: '$autocapture', properties: { $current_url: 'https://a.com/pricing' }, elementsChain: chain, timestamp: at('2026-01-02T00:00:00Z') },
+    { event: 'purchase', properties: {}, timestamp: at('2026-01-02T00:00:00Z') },
+    { event: 'purchase', properties: {}, projectId: 2, timestamp: at('2026-01-02T00:00:00Z') },
+  ])
+  const steps = [
+    { event: '$pageview', url: '/pricing', url_matching: 'contains' },
+    { event: 'purchase' },
+    { event: '$autocapture', selector: 'div.shop > button.buy' },
+    { event: '$pageview', url: 'https://a.com/pricing', url_matching: 'exact' }, // same rows as the first step
+    { event: '$autocapture', text: 'Buy' },
+  ]
+  assert.equal(await queries.countActionMatches(1, steps), 4)
+  assert.equal(await queries.countActionMatches(1, steps, { after: at('2026-01-02T00:00:00Z') }), 3)
+  assert.equal(await queries.countActionMatches(2, steps), 1)
+})
+
 test('an action without steps counts nothing', async (t) => {
   const { queries } = await queriesOver(t, [{ event: 'x', properties: {} }])
   assert.equal(await queries.countActionMatches(1, []), 0)
