@@ -135,4 +135,22 @@ export function insightStoreContract(name: string, open: OpenInWorld<InsightPort
     assert.equal((await port.insights.list(world.projectId, { limit: 10, offset: 0 })).count, 0)
     assert.deepEqual(await port.dashboards.tiles(d), [])
   })
+
+  test(`${name} insights: a saved result round-trips (keyed, timed), another project's insight is untouched, a new query drops it`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const id = await port.insights.insert({ ...anInsight({ query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery' } } }), projectId: world.projectId, createdBy: world.userId })
+    assert.equal((await port.insights.find(world.projectId, id))?.cache, null)
+    const computedAt = new Date('2024-06-01T12:00:00.123Z')
+    const response = { results: [{ data: [1, 2], label: TRICKY_JSON }], timezone: 'UTC' }
+    await port.insights.saveResult(world.otherProjectId, id, { key: 'cache_other', response: {}, computedAt })
+    assert.equal((await port.insights.find(world.projectId, id))?.cache, null, 'the project scopes the write')
+    await port.insights.saveResult(world.projectId, id, { key: 'cache_1', response, computedAt })
+    const cached = (await port.insights.find(world.projectId, id))?.cache
+    assert.deepEqual(cached, { key: 'cache_1', response, computedAt })
+    await port.insights.update(world.projectId, id, { name: 'renamed' })
+    assert.equal((await port.insights.find(world.projectId, id))?.cache?.key, 'cache_1', 'other fields keep the result')
+    await port.insights.update(world.projectId, id, { query: { kind: 'InsightVizNode', source: { kind: 'LifecycleQuery' } } })
+    assert.equal((await port.insights.find(world.projectId, id))?.cache, null)
+  })
 }
