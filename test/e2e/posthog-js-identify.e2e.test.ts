@@ -153,10 +153,11 @@ test('posthog-js in Chromium: a click, identify, an action counting the click fo
     posthog.resetPersonPropertiesForFlags()
     posthog.reloadFeatureFlags()
   })
-  const call = await eventually(async () => flagCalls.length > calls && flagCalls[flagCalls.length - 1])
+  // (A request still in flight from identify, which sent the email itself, is not the one looked for.)
+  const withoutEmail = (c: (typeof flagCalls)[number]) => (c.body.person_properties as Record<string, unknown> | undefined)?.email === undefined
+  const call = await eventually(async () => flagCalls.slice(calls).find(withoutEmail))
   assert.equal(await tab.evaluate(() => (window as any).posthog.isFeatureEnabled('example-staff')), true)
   assert.equal(call.body.distinct_id, 'user-1')
-  assert.equal((call.body.person_properties as Record<string, unknown> | undefined)?.email, undefined)
   assert.equal((call.answer.flags as Record<string, { enabled: boolean }>)['example-staff']?.enabled, true)
   // Before identify the browser's first /flags answered the same flag false.
   assert.equal((flagCalls[0]!.answer.flags as Record<string, { enabled: boolean }>)['example-staff']?.enabled, false)
