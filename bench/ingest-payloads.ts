@@ -62,3 +62,27 @@ export function gzipBatchBody(token: string, n: number, seed: number): Buffer {
 export function singleEventBody(token: string, i: number): string {
   return JSON.stringify({ event: '$pageview', timestamp: new Date().toISOString(), properties: browserProperties(token, i) })
 }
+
+/** Distinct users of the persons-heavy run (issue 9's benchmark: 100,000). */
+export const PERSONS_HEAVY_USERS = 100_000
+
+/**
+ * A `/batch/` body for the persons-heavy run, gzipped: users drawn from 100,000 distinct ids, one event
+ * in ten carrying `$set` (and `$set_once`), one in a hundred an `$identify` of an anonymous id onto its user.
+ */
+export function gzipPersonsHeavyBody(token: string, n: number, seed: number): Buffer {
+  const now = Date.now()
+  const batch = Array.from({ length: n }, (_, k) => {
+    const i = seed * n + k
+    const user = `user-${(i * 7919) % PERSONS_HEAVY_USERS}`
+    const properties: Record<string, unknown> = { ...browserProperties(token, i), distinct_id: user, $device_id: user }
+    const timestamp = new Date(now - (n - k) * 10).toISOString()
+    if (i % 100 === 0) {
+      return { event: '$identify', timestamp, properties: { ...properties, $anon_distinct_id: `anon-${i}`, $set: { email: `${user}@example.com` } } }
+    }
+    if (i % 10 === 0) properties.$set = { plan: i % 20 === 0 ? 'pro' : 'free', seats: i % 50 }
+    if (i % 10 === 0) properties.$set_once = { first_seen_seed: seed }
+    return { event: i % 10 === 5 ? '$autocapture' : '$pageview', timestamp, properties }
+  })
+  return gzipSync(JSON.stringify({ api_key: token, batch, sent_at: new Date(now).toISOString() }))
+}

@@ -10,7 +10,7 @@ import autocannon from 'autocannon'
 import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
-import { gzipBatchBody, singleEventBody } from './ingest-payloads.ts'
+import { gzipBatchBody, gzipPersonsHeavyBody, singleEventBody, PERSONS_HEAVY_USERS } from './ingest-payloads.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const BATCH_SIZE = 100
@@ -68,6 +68,8 @@ async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-'))
   const batchBodies = Array.from({ length: 8 }, (_, i) => gzipBatchBody(token, BATCH_SIZE, i))
   const singleBodies = Array.from({ length: 64 }, (_, i) => singleEventBody(token, i))
+  // 1,000 bodies of 100 events: every one of the 100,000 users appears before a body repeats.
+  const personsBodies = Array.from({ length: PERSONS_HEAVY_USERS / BATCH_SIZE }, (_, i) => gzipPersonsHeavyBody(token, BATCH_SIZE, i))
   const gzipHeaders = { 'content-type': 'application/json', 'content-encoding': 'gzip' }
   const jsonHeaders = { 'content-type': 'application/json' }
 
@@ -100,6 +102,14 @@ async function main() {
   const batchReadableSec = (performance.now() - t0) / 1000
   const batchCpu = cpuSeconds(tally.child.pid!) - cpu0
 
+  const cpuP = cpuSeconds(tally.child.pid!)
+  const tP = performance.now()
+  const persons = await load(`${tally.url}/batch/`, 32, personsBodies, gzipHeaders)
+  const personsUuid = await sentinel()
+  await waitReadable(tally.url, projectId, personsUuid, auth)
+  const personsReadableSec = (performance.now() - tP) / 1000
+  const personsCpu = cpuSeconds(tally.child.pid!) - cpuP
+
   const cpu1 = cpuSeconds(tally.child.pid!)
   const t1 = performance.now()
   const single = await load(`${tally.url}/e/`, 100, singleBodies, jsonHeaders)
@@ -112,12 +122,15 @@ async function main() {
   tally.child.kill('SIGTERM')
   await new Promise((r) => tally.child.once('exit', r))
   const duck = await openDuckDb(path.join(dataDir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
-  const stored = Number((await duck.connection.runAndReadAll(`SELECT count(*) AS n FROM events WHERE event <> 'sentinel'`)).getRowObjects()[0]!.n)
+  const counts = (await duck.connection.runAndReadAll(`SELECT count(*) AS n, count(*) FILTER (WHERE person_id IS NULL) AS personless FROM events WHERE event <> 'sentinel'`)).getRowObjects()[0]!
+  const stored = Number(counts.n)
+  const personless = Number(counts.personless)
   await duck.close()
   await rm(dataDir, { recursive: true, force: true })
 
   const batchEvents = batch['2xx'] * BATCH_SIZE
   const singleEvents = single['2xx']
+  const personsEvents = persons['2xx'] * BATCH_SIZE
   const row = (name: string, v: string) => console.log(`${name.padEnd(44)} ${v}`)
   const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(0)}% of ceiling`
   console.log(`\nTally ingestion benchmark: ${SECONDS}s per phase, ${os.cpus().length} CPUs, Node ${process.version}\n`)
@@ -126,6 +139,11 @@ async function main() {
   row('/batch/ events/s durable and readable', `${(batchEvents / batchReadableSec).toFixed(0)} (last event readable ${batchReadableSec.toFixed(1)}s after start)`)
   row('/batch/ Tally CPU per 1,000 events', `${((1000 * 1000 * batchCpu) / batchEvents).toFixed(0)} ms (all threads, accept to stored)`)
   row('/batch/ latency p50 / p99', `${batch.latency.p50} ms / ${batch.latency.p99} ms (ceiling ${ceilBatch.latency.p50} / ${ceilBatch.latency.p99} ms)`)
+  const plainReadable = batchEvents / batchReadableSec
+  const personsReadable = personsEvents / personsReadableSec
+  row('persons-heavy /batch/ events/s accepted', `${(personsEvents / persons.duration).toFixed(0)} (${PERSONS_HEAVY_USERS.toLocaleString('en')} users, 10 % $set, 1 % $identify; non-2xx ${persons.non2xx})`)
+  row('persons-heavy events/s durable and readable', `${personsReadable.toFixed(0)} (${((100 * personsReadable) / plainReadable).toFixed(0)}% of the plain run; last readable ${personsReadableSec.toFixed(1)}s after start)`)
+  row('persons-heavy Tally CPU per 1,000 events', `${((1000 * 1000 * personsCpu) / personsEvents).toFixed(0)} ms (all threads, accept to stored with person_id)`)
   row('/e/ requests (= events)/s accepted', `${single.requests.average.toFixed(0)} vs ${ceilSingle.requests.average.toFixed(0)} ceiling (${pct(single.requests.average, ceilSingle.requests.average)}), non-2xx ${single.non2xx}`)
   row('/e/ events/s durable and readable', `${(singleEvents / singleReadableSec).toFixed(0)}`)
   row('/e/ Tally CPU per 1,000 events', `${((1000 * 1000 * singleCpu) / singleEvents).toFixed(0)} ms (all threads, accept to stored)`)
@@ -133,7 +151,8 @@ async function main() {
   row('peak RSS of the Tally process', `${rss} MB`)
   // autocannon counts only the requests answered within the phase, so stored may exceed accepted
   // (requests answered 200 after the cut); fewer stored than accepted would be a loss.
-  const accepted = batchEvents + singleEvents
+  const accepted = batchEvents + personsEvents + singleEvents
+  row('stored events without a person_id', `${personless}${personless === 0 ? '' : ' (every benchmark event should have one)'}`)
   row('events stored vs accepted', `${stored} / ${accepted}${stored >= accepted ? ' (none lost)' : ' (LOST EVENTS)'}`)
 }
 
