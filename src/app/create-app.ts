@@ -8,6 +8,8 @@ import { createServices, type Services } from './create-services.ts'
 import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
+import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
+import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
 import { createIngestionHealth, withQueueState, type IngestionHealth } from '../ingestion/ingestion-health.ts'
@@ -63,6 +65,11 @@ export async function createApp(
           overrides: stores.personOverrides,
           cache: services.personData,
           groups: { store: createSqlIngestionGroupStore(stores.meta), ensureGroupTypes: services.groupTypes.ensureGroupTypes },
+          logger: logger.child({ module: 'ingestion' }),
+        }),
+        createDefinitionsStep({
+          store: createSqlDefinitionStore(stores.meta),
+          groupTypeIndex: async (projectId, name) => (await services.groupTypes.list(projectId)).find((t) => t.groupType === name)?.groupTypeIndex,
           logger: logger.child({ module: 'ingestion' }),
         }),
       ],

@@ -25,6 +25,8 @@ import { createInsightResults } from '../modules/insights/insight-results.ts'
 import { createPersonServices } from './create-person-services.ts'
 import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
+import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
+import { createDefinitionService } from '../modules/definitions/definition-service.ts'
 
 export interface Stores {
   meta: SqlClient
@@ -61,7 +63,8 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   const personServices = createPersonServices({ meta: stores.meta, personEvents: stores.personEvents, queue: stores.queue, cache: flags.personData, actions, actionEvents: stores.actionEvents })
   const queries = createQueries(stores, { actions, cohorts: flags.cohorts, meta: stores.meta }, config?.query)
   const insightResults = createInsightResults(insightStore, queries)
-  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  const definitions = createDefinitionService(createSqlDefinitionStore(stores.meta))
+  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -24,6 +24,8 @@ import type { CohortService } from '../modules/cohorts/cohort-service.ts'
 import type { GroupTypeService } from '../modules/group-types/group-type-service.ts'
 import type { DecideService } from '../modules/decide/decide-service.ts'
 import type { QueryService } from '../modules/query/query-service.ts'
+import type { DefinitionService } from '../modules/definitions/definition-service.ts'
+import { definitionRoutes } from '../modules/definitions/definition-routes.ts'
 import type { InsightResults } from '../modules/insights/insight-results.ts'
 import { queryRoutes } from '../modules/query/query-routes.ts'
 import type { DefinitionsCache } from '../modules/decide/flag-definitions.ts'
@@ -71,6 +73,7 @@ export interface ServerServices {
   decide: DecideService
   queries: QueryService
   insightResults: InsightResults
+  definitions: DefinitionService
   flagDefinitions: DefinitionsCache
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
@@ -164,6 +167,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(featureFlagRoutes, { flags: services.featureFlags })
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
+    await privateScope.register(definitionRoutes, { definitions: services.definitions })
     await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })

@@ -1,0 +1,2 @@
+export * from './property-type.ts'
+export * from './collect-definitions.ts'
