@@ -22,6 +22,8 @@ import { personApiStoreContract } from './person-store.contract.ts'
 import { createSqlPersonStore } from '../../src/storage/sql/sql-person-store.ts'
 import { createSqlGroupStore } from '../../src/storage/sql/sql-group-store.ts'
 import { sharedSqlDatabase } from './sql-harness.ts'
+import { definitionStoreContract } from './definition-store.contract.ts'
+import { createSqlDefinitionStore } from '../../src/storage/sql/sql-definition-store.ts'
 import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
 
 /** Every metadata store contract on one engine; each runner file calls this once. */
@@ -35,6 +37,7 @@ export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   featureFlagStoreContract(engine, db.openWithWorld(createSqlFeatureFlagStore))
   cohortStoreContract(engine, db.openWithWorld((q) => ({ cohorts: createSqlCohortStore(q), persons: createSqlPersonDataStore(q) })))
   groupTypeStoreContract(engine, db.openWithWorld(createSqlGroupTypeStore))
+  definitionStoreContract(engine, db.openWithWorld(createSqlDefinitionStore))
   personDataStoreContract(engine, db.openWithWorld((q) => ({ persons: createSqlPersonDataStore(q), cohorts: createSqlCohortStore(q) })))
   const ingestionPorts = (q: SqlClient) => {
     const statements = { count: 0 }
