@@ -27,7 +27,7 @@ export type EventDefinitionOrder = 'name' | '-name' | 'last_seen_at' | '-last_se
 /** The filters of an event definition list (PostHog's event_definition.py). */
 export interface EventDefinitionQuery {
   /** Every word must appear in the name (case-insensitive). */
-  search: string[]
+  search: readonly string[]
   /** `event_custom`: names not starting with `$`; `event_posthog`: names starting with `$`. */
   eventType: 'event' | 'event_custom' | 'event_posthog'
   ordering: EventDefinitionOrder
@@ -37,15 +37,15 @@ export interface EventDefinitionQuery {
 export interface PropertyDefinitionQuery {
   type: PropertyKind
   groupTypeIndex: number | null
-  search: string[]
+  search: readonly string[]
   /** Only these names (`properties`, comma-separated); null: all. */
-  names: string[] | null
+  names: readonly string[] | null
   /** true: numerical only; false or null: all (PostHog ignores false). */
   isNumerical: boolean | null
   isFeatureFlag: boolean | null
-  excluded: string[]
+  excluded: readonly string[]
   /** Events the properties were seen with (annotated, listed first); null: not asked. */
-  eventNames: string[] | null
+  eventNames: readonly string[] | null
   /** With `eventNames`: only the properties seen with them. */
   filterByEventNames: boolean
 }
