@@ -51,42 +51,60 @@ export const eventPropertyKey = (e: SeenEventProperty): string => `x\u0000${e.pr
 /**
  * The distinct event names, event properties (with the events they were seen on), person properties
  * (the keys of `$set` and `$set_once`) and group properties (`$group_set` of `$groupidentify`) of a
- * batch, each with the first type detected. Pure and set-based: one pass, no I/O.
+ * batch, each with the first type detected. Pure and set-based: one pass, no I/O; a name already
+ * typed in the batch costs one Map look-up (no key string, no detection).
  */
 export function collectDefinitions(sources: Iterable<DefinitionSource>): SeenDefinitions {
-  const events = new Map<string, SeenEvent>()
-  const properties = new Map<string, SeenProperty>()
-  const eventProperties = new Map<string, SeenEventProperty>()
+  // Per project and kind (and group type index): name -> definition.
+  const buckets = new Map<string, Map<string, SeenProperty>>()
+  // Per project and event: the property names seen with it.
+  const byEvent = new Map<string, { projectId: number; event: string; names: Set<string> }>()
 
-  const addProperty = (projectId: number, type: PropertyKind, groupTypeIndex: number, name: string, value: unknown) => {
-    if (!isName(name)) return
-    const p = { projectId, type, groupTypeIndex, name, propertyType: null as PropertyType | null }
-    const key = propertyKey(p)
-    let seen = properties.get(key)
-    if (seen === undefined) properties.set(key, (seen = p))
-    if (seen.propertyType === null) seen.propertyType = detectPropertyType(name, value)
+  const bucketOf = (projectId: number, type: PropertyKind, groupTypeIndex: number) => {
+    const key = `${projectId}\u0000${type}\u0000${groupTypeIndex}`
+    let bucket = buckets.get(key)
+    if (bucket === undefined) buckets.set(key, (bucket = new Map()))
+    return bucket
+  }
+  const addProperty = (bucket: Map<string, SeenProperty>, projectId: number, type: PropertyKind, groupTypeIndex: number, name: string, value: unknown) => {
+    const seen = bucket.get(name)
+    if (seen !== undefined) {
+      if (seen.propertyType === null) seen.propertyType = detectPropertyType(name, value)
+      return
+    }
+    if (isName(name)) bucket.set(name, { projectId, type, groupTypeIndex, name, propertyType: detectPropertyType(name, value) })
   }
 
   for (const s of sources) {
     if (!isName(s.event)) continue
-    const e = { projectId: s.projectId, name: s.event }
-    const ek = eventKey(e)
-    if (!events.has(ek)) events.set(ek, e)
-    for (const [name, value] of Object.entries(s.properties)) {
-      if (NOT_EVENT_PROPERTIES.has(name) || !isName(name)) continue
-      addProperty(s.projectId, PROPERTY_KIND.event, -1, name, value)
-      const ep = { projectId: s.projectId, event: s.event, property: name }
-      const k = eventPropertyKey(ep)
-      if (!eventProperties.has(k)) eventProperties.set(k, ep)
+    const pairKey = `${s.projectId}\u0000${s.event}`
+    let names = byEvent.get(pairKey)?.names
+    if (names === undefined) byEvent.set(pairKey, { projectId: s.projectId, event: s.event, names: (names = new Set()) })
+    const eventBucket = bucketOf(s.projectId, PROPERTY_KIND.event, -1)
+    for (const name in s.properties) {
+      if (NOT_EVENT_PROPERTIES.has(name)) continue
+      addProperty(eventBucket, s.projectId, PROPERTY_KIND.event, -1, name, s.properties[name])
+      if (eventBucket.has(name)) names.add(name)
     }
     for (const update of ['$set', '$set_once']) {
       const set = s.properties[update]
-      if (isObject(set)) for (const [name, value] of Object.entries(set)) addProperty(s.projectId, PROPERTY_KIND.person, -1, name, value)
+      if (!isObject(set)) continue
+      const personBucket = bucketOf(s.projectId, PROPERTY_KIND.person, -1)
+      for (const name in set) addProperty(personBucket, s.projectId, PROPERTY_KIND.person, -1, name, set[name])
     }
     const groupSet = s.properties.$group_set
     if (s.event === '$groupidentify' && s.groupTypeIndex !== undefined && isObject(groupSet)) {
-      for (const [name, value] of Object.entries(groupSet)) addProperty(s.projectId, PROPERTY_KIND.group, s.groupTypeIndex, name, value)
+      const groupBucket = bucketOf(s.projectId, PROPERTY_KIND.group, s.groupTypeIndex)
+      for (const name in groupSet) addProperty(groupBucket, s.projectId, PROPERTY_KIND.group, s.groupTypeIndex, name, groupSet[name])
     }
   }
-  return { events: [...events.values()], properties: [...properties.values()], eventProperties: [...eventProperties.values()] }
+  const events: SeenEvent[] = []
+  const eventProperties: SeenEventProperty[] = []
+  for (const { projectId, event, names } of byEvent.values()) {
+    events.push({ projectId, name: event })
+    for (const property of names) eventProperties.push({ projectId, event, property })
+  }
+  const properties: SeenProperty[] = []
+  for (const bucket of buckets.values()) for (const p of bucket.values()) properties.push(p)
+  return { events, properties, eventProperties }
 }
