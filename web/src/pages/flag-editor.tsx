@@ -13,19 +13,22 @@ interface Variant { key: string; rollout: number }
 const OPERATORS = [['exact', 'equals'], ['is_not', 'does not equal'], ['icontains', 'contains'], ['regex', 'matches regex'], ['gt', '>'], ['lt', '<'], ['is_set', 'is set'], ['in', 'in cohort']] as const
 
 /**
- * Person property names for the pickers: the property definitions, or where that API does not
- * answer, the keys the 100 most recent people have.
+ * Person property names for the pickers: the person property definitions ingestion keeps, or where
+ * there are none (people made before definitions were kept) or that API does not answer, the keys
+ * the 100 most recent people have.
  */
 function usePersonPropertyNames(base: string): string[] {
   const q = useQuery({
     queryKey: ['property-names', base, 'person'],
     queryFn: async () => {
       try {
-        return (await api<{ results: { name: string }[] }>(`${base}/property_definitions/?type=person&limit=500`)).results.map((d) => d.name)
+        const names = (await api<{ results: { name: string }[] }>(`${base}/property_definitions/?type=person&limit=500`)).results.map((d) => d.name)
+        if (names.length > 0) return names
       } catch {
-        const people = await api<CursorListJson<PersonJson>>(`${base}/persons/?limit=100`)
-        return [...new Set(people.results.flatMap((p) => Object.keys(p.properties)))].sort()
+        // Answered below from the people themselves.
       }
+      const people = await api<CursorListJson<PersonJson>>(`${base}/persons/?limit=100`)
+      return [...new Set(people.results.flatMap((p) => Object.keys(p.properties)))].sort()
     },
     retry: false,
   })

@@ -62,16 +62,18 @@ function SavedInsight() {
   return <Loadable query={insight}>{(i) => <InsightEditor key={i.id} insight={i} />}</Loadable>
 }
 
-/** Event names for the pickers: the event definitions, else the names among the newest events. */
+/** Event names for the pickers: the event definitions, else (none yet, or no answer) the names among the newest events. */
 function useEventNames(base: string): string[] {
   const q = useQuery({
     queryKey: ['event-names', base],
     queryFn: async () => {
       try {
-        return (await api<ListJson<{ name: string }>>(`${base}/event_definitions/?limit=500`)).results.map((d) => d.name)
+        const names = (await api<ListJson<{ name: string }>>(`${base}/event_definitions/?limit=500`)).results.map((d) => d.name)
+        if (names.length > 0) return names
       } catch {
-        return [...new Set((await api<EventListJson>(`${base}/events/?limit=500`)).results.map((e) => e.event))]
+        // Answered below from the newest events.
       }
+      return [...new Set((await api<EventListJson>(`${base}/events/?limit=500`)).results.map((e) => e.event))]
     },
   })
   return q.data ?? []
