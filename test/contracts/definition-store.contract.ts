@@ -8,7 +8,7 @@ import type { OpenInWorld } from './sql-harness.ts'
 const PAGE = { limit: 100, offset: 0 }
 const EVENTS_Q: EventDefinitionQuery = { search: [], eventType: 'event', ordering: 'name' }
 const PROPS_Q: PropertyDefinitionQuery = {
-  type: 1, groupTypeIndex: null, search: [], names: null, isNumerical: null, isFeatureFlag: null, excluded: [], eventNames: null, filterByEventNames: false,
+  type: 1, groupTypeIndex: null, search: [], names: null, isNumerical: null, isFeatureFlag: null, excluded: [], excludeCoreProperties: false, eventNames: null, filterByEventNames: false,
 }
 
 const eventProp = (projectId: number, name: string, propertyType: SeenProperty['propertyType']): SeenProperty =>

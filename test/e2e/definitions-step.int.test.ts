@@ -27,7 +27,7 @@ import { countingSqlClient } from '../contracts/ingestion-person-store.contract.
 let meta: SqlClient
 let projectId: number
 const PAGE = { limit: 1000, offset: 0 }
-const PROPS_Q = { type: 1, groupTypeIndex: null, search: [], names: null, isNumerical: null, isFeatureFlag: null, excluded: [], eventNames: null, filterByEventNames: false } as const
+const PROPS_Q = { type: 1, groupTypeIndex: null, search: [], names: null, isNumerical: null, isFeatureFlag: null, excluded: [], excludeCoreProperties: false, eventNames: null, filterByEventNames: false } as const
 
 before(async () => {
   meta = await openPgliteSqlClient('memory://')

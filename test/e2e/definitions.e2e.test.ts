@@ -174,3 +174,23 @@ test('definitions are per project', async (t) => {
   const mine = (await list<EventDefJson>(app, '/event_definitions/')).results[0]!
   assert.equal((await privateApi(app, app.auth, other.project.id).get(`/event_definitions/${mine.id}/`)).statusCode, 404)
 })
+
+test('PostHog leaves ingestion-only event properties out; exclude_core_properties drops $ properties; seen_together', async (t) => {
+  const app = await buildTestApp(t)
+  await capture(app, [
+    { event: 'landed', distinct_id: 'u1', properties: { $initial_referrer: 'x', $groups: { company: 'acme' }, $browser: 'Chrome', color: 'red' } },
+    { event: 'left', distinct_id: 'u1', properties: { size: 2 } },
+  ])
+  await eventNamesSeen(app, 2)
+  const all = names(await list<PropertyJson>(app, '/property_definitions/'))
+  assert.ok(all.includes('$browser') && all.includes('color'))
+  for (const hidden of ['$initial_referrer', '$groups']) assert.ok(!all.includes(hidden), hidden)
+  assert.deepEqual(names(await list<PropertyJson>(app, '/property_definitions/?exclude_core_properties=true')), ['color', 'size'])
+
+  const together = await privateApi(app).get('/property_definitions/seen_together/?event_names=landed&event_names=left&event_names=never&property_name=color')
+  assert.equal(together.statusCode, 200)
+  assert.deepEqual(together.json(), { landed: true, left: false, never: false })
+  const missing = await privateApi(app).get('/property_definitions/seen_together/?property_name=color')
+  assert.equal(missing.statusCode, 400)
+  assert.equal(missing.json().attr, 'event_names')
+})

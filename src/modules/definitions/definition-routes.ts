@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { paginate, readPage } from '../../http/pagination.ts'
 import { addRoute } from '../../http/route-paths.ts'
-import { parseEventDefinitionQuery, parsePropertyDefinitionQuery } from './definition-schemas.ts'
+import { parseEventDefinitionQuery, parsePropertyDefinitionQuery, parseSeenTogetherQuery } from './definition-schemas.ts'
 import type { DefinitionService } from './definition-service.ts'
 import type { EventDefinition, PropertyDefinition } from './definition-types.ts'
 
@@ -64,6 +64,10 @@ export async function definitionRoutes(app: FastifyInstance, opts: { definitions
     const page = readPage(req)
     const { count, rows } = await definitions.listProperties(req.project.id, query, page)
     return paginate(req, page, count, rows.map(toPropertyDefinitionJson))
+  })
+  addRoute(app, 'GET', `${properties}seen_together/`, async (req) => {
+    const { eventNames, property } = parseSeenTogetherQuery(req.query as Record<string, unknown>)
+    return definitions.seenTogether(req.project.id, eventNames, property)
   })
   addRoute(app, 'GET', `${properties}:id/`, async (req) => toPropertyDefinitionJson(await definitions.getProperty(req.project.id, idOf(req))))
 }

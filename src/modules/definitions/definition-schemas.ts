@@ -74,7 +74,18 @@ export function parsePropertyDefinitionQuery(q: Query): PropertyDefinitionQuery 
     isNumerical: optionalBool(q, 'is_numerical'),
     isFeatureFlag: optionalBool(q, 'is_feature_flag'),
     excluded: jsonNames(q, 'excluded_properties') ?? [],
+    excludeCoreProperties: optionalBool(q, 'exclude_core_properties') ?? false,
     eventNames: eventNames !== null && eventNames.length > 0 ? eventNames : null,
     filterByEventNames: optionalBool(q, 'filter_by_event_names') ?? false,
   }
+}
+
+/** `seen_together`: `event_names` (repeated, required) and `property_name` (required). */
+export function parseSeenTogetherQuery(q: Query): { eventNames: string[]; property: string } {
+  const raw = q.event_names
+  const list = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((v): v is string => typeof v === 'string')
+  if (list.length === 0) throw validationError('event_names', 'This field is required.', 'required')
+  const property = param(q, 'property_name')
+  if (property === undefined) throw validationError('property_name', 'This field is required.', 'required')
+  return { eventNames: list, property }
 }

@@ -15,6 +15,11 @@ export function createDefinitionService(store: DefinitionStore) {
       if (!found) throw new AppError('not_found', 'Not found.')
       return found
     },
+    /** PostHog's `seen_together`: for each event name, whether the event property was seen with it. */
+    async seenTogether(projectId: number, eventNames: readonly string[], property: string): Promise<Record<string, boolean>> {
+      const seen = await store.eventsWithProperty(projectId, eventNames, property)
+      return Object.fromEntries(eventNames.map((e) => [e, seen.has(e)]))
+    },
     listProperties: (projectId: number, query: PropertyDefinitionQuery, page: Page) => store.listProperties(projectId, query, page),
     async getProperty(projectId: number, id: string) {
       const found = await store.getProperty(projectId, id)

@@ -9,6 +9,8 @@ export interface DefinitionStore {
   /** Ordered as PostHog orders them: seen on the filtered events first, then by name. */
   listProperties(projectId: number, query: PropertyDefinitionQuery, page: Page): Promise<{ count: number; rows: PropertyDefinition[] }>
   getProperty(projectId: number, id: string): Promise<PropertyDefinition | null>
+  /** Which of `eventNames` the event property `property` was seen with. */
+  eventsWithProperty(projectId: number, eventNames: readonly string[], property: string): Promise<Set<string>>
   /**
    * Records what one micro-batch saw, with at most one statement per table: new definitions are
    * created, known ones get `last_seen_at = max(stored, seenAt)`, and a property whose stored type

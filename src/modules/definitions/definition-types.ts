@@ -44,6 +44,8 @@ export interface PropertyDefinitionQuery {
   isNumerical: boolean | null
   isFeatureFlag: boolean | null
   excluded: readonly string[]
+  /** Event properties only: leave out every `$` property (PostHog's `exclude_core_properties`, without its taxonomy's few unprefixed names). */
+  excludeCoreProperties: boolean
   /** Events the properties were seen with (annotated, listed first); null: not asked. */
   eventNames: readonly string[] | null
   /** With `eventNames`: only the properties seen with them. */

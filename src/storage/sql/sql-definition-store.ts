@@ -9,6 +9,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 // PostHog's is_numerical filter leaves these out (property_definition_api.py).
 const NOT_NUMERICAL = ['distinct_id', 'timestamp']
+// Event properties PostHog never lists: set by ingestion or by some libraries only (ALWAYS_EXCLUDED_EVENT_PROPERTIES).
+const ALWAYS_EXCLUDED_EVENT_PROPERTIES = [
+  'distinct_id', '$set', '$set_once', '$initial_referrer', '$initial_referring_domain',
+  '$groups', '$group_type', '$group_key', '$group_set', '$group_0', '$group_1', '$group_2', '$group_3', '$group_4',
+]
 
 const EVENT_ORDER: Record<EventDefinitionQuery['ordering'], string> = {
   name: 'd.name ASC',
@@ -84,6 +89,8 @@ export function createSqlDefinitionStore(db: SqlClient): DefinitionStore {
       if (q.isNumerical === true) where.push(`d.property_type = 'Numeric' AND NOT d.name = ANY(${param(NOT_NUMERICAL)}::text[])`)
       if (q.isFeatureFlag !== null) where.push(`d.name ${q.isFeatureFlag ? '' : 'NOT '}LIKE '$feature/%'`)
       if (q.excluded.length > 0) where.push(`NOT d.name = ANY(${param(q.excluded.map(toPgText))}::text[])`)
+      if (q.type === 1) where.push(`NOT d.name = ANY(${param(ALWAYS_EXCLUDED_EVENT_PROPERTIES)}::text[])`)
+      if (q.type === 1 && q.excludeCoreProperties) where.push(`d.name NOT LIKE '$%'`)
       let from = 'property_definitions d'
       let seen = 'NULL::boolean'
       if (q.eventNames !== null) {
@@ -109,6 +116,14 @@ export function createSqlDefinitionStore(db: SqlClient): DefinitionStore {
         [projectId, id],
       )
       return row ? toPropertyDefinition(row) : null
+    },
+
+    async eventsWithProperty(projectId, eventNames, property) {
+      const rows = await db.query<{ event: string }>(
+        'SELECT event FROM event_properties WHERE project_id = $1 AND property = $2 AND event = ANY($3::text[])',
+        [projectId, toPgText(property), eventNames.map(toPgText)],
+      )
+      return new Set(rows.map((r) => r.event))
     },
 
     async recordSeen(seen: SeenDefinitions, seenAt: Date) {
