@@ -194,3 +194,15 @@ test('PostHog leaves ingestion-only event properties out; exclude_core_propertie
   assert.equal(missing.statusCode, 400)
   assert.equal(missing.json().attr, 'event_names')
 })
+
+test('hostile names: NUL and lone surrogates are stored as U+FFFD, __proto__ is a name like any other, events still stored', async (t) => {
+  const app = await buildTestApp(t)
+  const body = '{"api_key":"' + app.projectKey + '","batch":[{"event":"bad\\u0000name","distinct_id":"u1","properties":{"k\\u0000":1,"s\\ud800":"x","__proto__":{"polluted":true}}}]}'
+  const res = await app.http.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: body })
+  assert.equal(res.statusCode, 200, res.body)
+  const events = await eventNamesSeen(app, 1)
+  assert.deepEqual(names(events), ['bad\uFFFDname'])
+  const props = names(await list<PropertyJson>(app, '/property_definitions/'))
+  for (const n of ['k\uFFFD', 's\uFFFD', '__proto__']) assert.ok(props.includes(n), `${JSON.stringify(n)} in ${JSON.stringify(props)}`)
+  assert.equal(({} as Record<string, unknown>).polluted, undefined)
+})
