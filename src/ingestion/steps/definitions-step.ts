@@ -45,7 +45,10 @@ export function createDefinitionsStep(deps: DefinitionsStepDeps): BatchStep<Stor
   const remember = (key: string, at: number, typed: boolean) => {
     cache.delete(key) // re-inserted last: the Map's order is the eviction order
     cache.set(key, { at, typed })
-    if (cache.size > maxCached) for (const k of cache.keys()) { cache.delete(k); if (cache.size <= maxCached) break }
+    for (const oldest of cache.keys()) {
+      if (cache.size <= maxCached) break
+      cache.delete(oldest)
+    }
   }
 
   return {
