@@ -22,6 +22,8 @@ export type Expr =
   | { op: 'properties'; source: 'event' | 'person' }
   /** The event's person after merges (persons on events + the override table). */
   | { op: 'person_id' }
+  /** The greatest whole number not above a number (a BIGINT). */
+  | { op: 'floor'; arg: Expr }
   /** Text to a double, NULL when it is not a number. */
   | { op: 'to_number'; arg: Expr }
   /**
@@ -33,7 +35,8 @@ export type Expr =
   | { op: 'shift'; interval: Interval; n: number | Expr; arg: Expr }
   /** Milliseconds since the epoch of an instant (a BIGINT), for keys that JavaScript compares. */
   | { op: 'epoch_ms'; arg: Expr }
-  | { op: 'aggregate'; fn: AggregateFn; arg?: Expr; distinct?: boolean; quantile?: number }
+  /** An aggregate; `arg_min`/`arg_max` give `arg` of the row with the least/greatest `by` (rows whose `by` is NULL ignored). */
+  | { op: 'aggregate'; fn: AggregateFn; arg?: Expr; by?: Expr; distinct?: boolean; quantile?: number }
   | { op: 'binary'; fn: BinaryFn; left: Expr; right: Expr }
   /** A 64-bit word with only bit `index` (0-63) set. */
   | { op: 'bit_flag'; index: Expr }
@@ -46,14 +49,30 @@ export type Expr =
   | { op: 'case'; when: Array<[Expr, Expr]>; else: Expr }
   | { op: 'coalesce'; args: Expr[] }
   | { op: 'to_text'; arg: Expr }
-  /** A window function over the relation (`lag`, `lead`, or an aggregate), partitioned and ordered. */
-  | { op: 'window'; fn: 'lag' | 'lead' | 'row_number' | 'dense_rank' | AggregateFn; arg?: Expr; partitionBy: Expr[]; orderBy: Array<{ expr: Expr; desc?: boolean }> }
+  /**
+   * A window function over the relation (`lag`, `lead`, or an aggregate), partitioned and ordered,
+   * over the dialect's default frame or `frame`.
+   */
+  | { op: 'window'; fn: 'lag' | 'lead' | 'row_number' | 'dense_rank' | AggregateFn; arg?: Expr; by?: Expr; partitionBy: Expr[]; orderBy: Array<{ expr: Expr; desc?: boolean }>; frame?: WindowFrame }
   /** A property filter with the shared operator semantics (`domain/properties`), on the event or its person. */
   | { op: 'property_filter'; filter: PropertyFilter }
   /** Whether the event matches an action (OR over its steps). */
   | { op: 'action'; steps: readonly ActionStepDefinition[] }
 
-export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or'
+export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max'
+
+/**
+ * A window frame: `rows` counts rows, `range` compares the (single) order key. An end is
+ * `'unbounded'`, `0` (the current row and, for `range`, its peers), or a number of rows / an
+ * amount of the order key before (negative) or after (positive) it. `excludeCurrent` leaves the
+ * current row itself out (its peers stay).
+ */
+export interface WindowFrame {
+  unit: 'rows' | 'range'
+  start: 'unbounded' | number
+  end: 'unbounded' | number
+  excludeCurrent?: boolean
+}
 export type BinaryFn = '=' | '!=' | '<' | '<=' | '>' | '>=' | '+' | '-' | '*' | '/'
 
 export interface SelectItem {

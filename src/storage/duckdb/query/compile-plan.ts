@@ -1,4 +1,4 @@
-import type { Expr, Plan } from '../../../domain/query/query-plan.ts'
+import type { Expr, Plan, WindowFrame } from '../../../domain/query/query-plan.ts'
 import { createSqlParams, type SqlParams } from '../duckdb-action-elements-sql.ts'
 import type { Dialect } from './duckdb-dialect.ts'
 
@@ -96,6 +96,8 @@ function compileExpr(e: Expr, s: Scope): string {
       eventsOnly(s, e.op)
       s.needs.person = true
       return d.personId
+    case 'floor':
+      return `CAST(floor(${x(e.arg)}) AS BIGINT)`
     case 'to_number':
       return d.toNumber(x(e.arg))
     case 'bucket':
@@ -105,7 +107,7 @@ function compileExpr(e: Expr, s: Scope): string {
     case 'epoch_ms':
       return d.epochMs(x(e.arg))
     case 'aggregate':
-      return d.aggregate(e.fn, e.arg ? x(e.arg) : undefined, { distinct: e.distinct, quantile: e.quantile })
+      return d.aggregate(e.fn, e.arg ? x(e.arg) : undefined, { distinct: e.distinct, quantile: e.quantile, by: e.by ? x(e.by) : undefined })
     case 'binary':
       return `(${x(e.left)} ${e.fn === '/' ? '/' : e.fn} ${x(e.right)})`
     case 'bit_flag':
@@ -129,10 +131,10 @@ function compileExpr(e: Expr, s: Scope): string {
       return d.toText(x(e.arg))
     case 'window': {
       const f = e.fn
-      const fn = f === 'lag' || f === 'lead' || f === 'row_number' || f === 'dense_rank' ? `${f}(${e.arg ? x(e.arg) : ''})` : d.aggregate(f, e.arg ? x(e.arg) : undefined, {})
+      const fn = f === 'lag' || f === 'lead' || f === 'row_number' || f === 'dense_rank' ? `${f}(${e.arg ? x(e.arg) : ''})` : d.aggregate(f, e.arg ? x(e.arg) : undefined, { by: e.by ? x(e.by) : undefined })
       const partition = e.partitionBy.length ? `PARTITION BY ${e.partitionBy.map(x).join(', ')}` : ''
       const order = e.orderBy.length ? ` ORDER BY ${e.orderBy.map((o) => `${x(o.expr)}${o.desc ? ' DESC' : ''}`).join(', ')}` : ''
-      return `${fn} OVER (${partition}${order})`
+      return `${fn} OVER (${partition}${order}${e.frame ? ` ${frameSql(e.frame)}` : ''})`
     }
     case 'property_filter': {
       eventsOnly(s, e.op)
@@ -147,6 +149,17 @@ function compileExpr(e: Expr, s: Scope): string {
       return r.sql
     }
   }
+}
+
+/** `ROWS|RANGE BETWEEN ... AND ... [EXCLUDE CURRENT ROW]`; the offsets are whole numbers, never parameters. */
+function frameSql(f: WindowFrame): string {
+  const end = (v: 'unbounded' | number, side: 'PRECEDING' | 'FOLLOWING'): string => {
+    if (v === 'unbounded') return `UNBOUNDED ${side}`
+    if (v === 0) return 'CURRENT ROW'
+    return `${wholeNumber(Math.abs(v))} ${v < 0 ? 'PRECEDING' : 'FOLLOWING'}`
+  }
+  const unit = f.unit === 'rows' ? 'ROWS' : 'RANGE'
+  return `${unit} BETWEEN ${end(f.start, 'PRECEDING')} AND ${end(f.end, 'FOLLOWING')}${f.excludeCurrent ? ' EXCLUDE CURRENT ROW' : ''}`
 }
 
 function eventsOnly(s: Scope, op: string): void {

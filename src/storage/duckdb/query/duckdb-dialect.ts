@@ -28,7 +28,7 @@ export interface Dialect {
   /** A bucket key moved by `n` intervals; `n` is SQL (a whole-number literal or an integer expression). */
   shift(interval: Interval, n: string, key: string): string
   epochMs(ts: string): string
-  aggregate(fn: AggregateFn, arg: string | undefined, opts: { distinct?: boolean; quantile?: number }): string
+  aggregate(fn: AggregateFn, arg: string | undefined, opts: { distinct?: boolean; quantile?: number; by?: string }): string
   toText(value: string): string
   bitFlag(index: string): string
   bitsAny(word: string, mask: string): string
@@ -94,6 +94,10 @@ export const duckDbDialect: Dialect = {
         return `quantile_cont(${a}, ${opts.quantile})`
       case 'any':
         return `any_value(${a})`
+      case 'arg_min':
+      case 'arg_max':
+        if (!arg || !opts.by) throw new Error(`${fn} needs an argument and a key`)
+        return `${fn}(${arg}, ${opts.by})`
       default:
         return `${fn}(${opts.distinct ? 'DISTINCT ' : ''}${a})`
     }

@@ -1,0 +1,72 @@
+import { bucketDay, bucketLabel, type ResolvedRange } from '../date-range.ts'
+import type { Series } from '../trends-query.ts'
+
+/** Shapes the funnel plans' rows as PostHog's `FunnelsQuery` results. Counts come from the store; this only arranges them. */
+
+export interface FunnelStepName {
+  series: Series
+  /** The action's name for an action step. */
+  actionName: string | null
+}
+
+const seconds = (ms: unknown): number | null => (ms === null || ms === undefined ? null : Number(ms) / 1000)
+
+/** One step list (PostHog's `FunnelStepsResults`), for one breakdown value or for everyone. */
+export function shapeSteps(row: Record<string, unknown> | undefined, names: readonly FunnelStepName[], breakdownValue?: string) {
+  return names.map(({ series, actionName }, k) => {
+    const step: Record<string, unknown> = {
+      action_id: series.kind === 'ActionsNode' ? series.actionId : series.event,
+      name: series.kind === 'ActionsNode' ? (actionName ?? series.name) : (series.event ?? 'All events'),
+      custom_name: series.customName,
+      order: k,
+      people: [],
+      count: row ? Number(row[`count_${k}`] ?? 0) : 0,
+      type: series.kind === 'ActionsNode' ? 'actions' : 'events',
+      average_conversion_time: k === 0 || !row ? null : seconds(row[`avg_${k}`]),
+      median_conversion_time: k === 0 || !row ? null : seconds(row[`median_${k}`]),
+      converted_people_url: null,
+      dropped_people_url: null,
+    }
+    if (breakdownValue !== undefined) {
+      step.breakdown = [breakdownValue]
+      step.breakdown_value = [breakdownValue]
+    }
+    return step
+  })
+}
+
+/** Histogram bin count when the query names none: the cube root of the persons (1 to 60), PostHog's rule. */
+export function defaultBinCount(persons: number): number {
+  return Math.min(60, Math.max(1, Math.ceil(Math.cbrt(persons))))
+}
+
+/** Bin width in whole seconds (at least one) spanning `[minMs, maxMs]` in `bins` bins. */
+export function binWidthMs(minMs: number, maxMs: number, bins: number): number {
+  return Math.max(1, Math.ceil((maxMs - minMs) / 1000 / bins)) * 1000
+}
+
+/** PostHog's time-to-convert result: `bins` of `[seconds from, persons]` from the fastest, every bin present. */
+export function shapeTimeToConvert(rows: readonly Record<string, unknown>[], minMs: number, widthMs: number, avgMs: number | null) {
+  const counts = new Map(rows.map((r) => [Number(r.bin), Number(r.persons)]))
+  const last = Math.max(0, ...counts.keys())
+  const bins = Array.from({ length: last + 1 }, (_, i) => [(minMs + i * widthMs) / 1000, counts.get(i) ?? 0])
+  return { bins, average_conversion_time: seconds(avgMs) }
+}
+
+/** PostHog's funnel trends: one series of conversion rates (%) per entry interval of the range. */
+export function shapeConversionTrends(rows: readonly Record<string, unknown>[], range: ResolvedRange) {
+  const byK = new Map(rows.map((r) => [Number(r.k), r]))
+  const data = range.buckets.map((_, k) => {
+    const r = byK.get(k)
+    const entered = Number(r?.entered ?? 0)
+    return entered === 0 ? 0 : Math.round((Number(r!.converted) / entered) * 10_000) / 100
+  })
+  return [{
+    count: data.length,
+    data,
+    days: range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone)),
+    labels: range.buckets.map((b) => bucketLabel(b, range.interval, range.timeZone)),
+    reached_from_step_count: range.buckets.map((_, k) => Number(byK.get(k)?.entered ?? 0)),
+    reached_to_step_count: range.buckets.map((_, k) => Number(byK.get(k)?.converted ?? 0)),
+  }]
+}

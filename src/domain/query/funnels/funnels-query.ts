@@ -1,0 +1,92 @@
+import { validationError } from '../../../shared/errors.ts'
+import type { DateRangeInput, Interval } from '../date-range.ts'
+import { readArray, readChoice, readInteger, readNode, type Node } from '../query-fields.ts'
+import { readBreakdown, readDateRange, readInterval, readSeries, type Breakdown, type Series } from '../trends-query.ts'
+
+export const FUNNEL_ORDERS = ['ordered', 'strict', 'unordered'] as const
+export type FunnelOrder = (typeof FUNNEL_ORDERS)[number]
+export const FUNNEL_VIZ_TYPES = ['steps', 'time_to_convert', 'trends'] as const
+export type FunnelVizType = (typeof FUNNEL_VIZ_TYPES)[number]
+const WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const
+type WindowUnit = (typeof WINDOW_UNITS)[number]
+/** PostHog's conversion window units in seconds (a month is 30 days, as its funnels count it). */
+const UNIT_SECONDS: Record<WindowUnit, number> = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 }
+
+/** An event or action that, between two steps, takes a person out of the funnel. */
+export interface FunnelExclusion {
+  series: Series
+  /** The exclusion applies after this step (0-based) is reached and before `toStep` is. */
+  fromStep: number
+  toStep: number
+}
+
+export interface FunnelsQuery {
+  steps: Series[]
+  dateRange: DateRangeInput | undefined
+  properties: unknown
+  breakdown: Breakdown | null
+  /** Funnel trends' interval. */
+  interval: Interval
+  order: FunnelOrder
+  vizType: FunnelVizType
+  windowMs: number
+  exclusions: FunnelExclusion[]
+  /** Steps time to convert and trends measure between (0-based; `toStep` defaults to the last). */
+  fromStep: number
+  toStep: number
+  binCount: number | null
+}
+
+/** Reads a `FunnelsQuery` node (PostHog's `FunnelsQuery` + `FunnelsFilter`); errors name the field under `query.`. */
+export function readFunnelsQuery(node: Node, attr = 'query'): FunnelsQuery {
+  const steps = readArray(node.series, `${attr}.series`).map((s, i) => readSeries(s, `${attr}.series.${i}`))
+  if (steps.length === 0) throw validationError(`${attr}.series`, 'A funnel needs at least one step.', 'required')
+  if (steps.length > 20) throw validationError(`${attr}.series`, 'A funnel has at most 20 steps.', 'max_length')
+  if (node.aggregation_group_type_index !== undefined && node.aggregation_group_type_index !== null) {
+    throw validationError(`${attr}.aggregation_group_type_index`, 'Funnels aggregated by groups are not supported yet.', 'invalid_input')
+  }
+  const f = readNode(node.funnelsFilter, `${attr}.funnelsFilter`, { optional: true }) ?? {}
+  const fAttr = `${attr}.funnelsFilter`
+  const last = steps.length - 1
+  const windowCount = readInteger(f.funnelWindowInterval, `${fAttr}.funnelWindowInterval`, { min: 1, max: 100_000, fallback: 14 })!
+  const unit = readChoice(f.funnelWindowIntervalUnit, `${fAttr}.funnelWindowIntervalUnit`, WINDOW_UNITS, 'day')
+  const fromStep = readInteger(f.funnelFromStep, `${fAttr}.funnelFromStep`, { min: 0, max: Math.max(0, last - 1), fallback: 0 })!
+  const toStep = readInteger(f.funnelToStep, `${fAttr}.funnelToStep`, { min: Math.min(fromStep + 1, last), max: last, fallback: last })!
+  const attribution = f.breakdownAttributionType
+  if (attribution !== undefined && attribution !== null && attribution !== 'first_touch') {
+    throw validationError(`${fAttr}.breakdownAttributionType`, `Breakdown attribution "${String(attribution)}" is not supported yet (first_touch).`, 'invalid_choice')
+  }
+  const order = readChoice(f.funnelOrderType, `${fAttr}.funnelOrderType`, FUNNEL_ORDERS, 'ordered')
+  const vizType = readChoice(f.funnelVizType, `${fAttr}.funnelVizType`, FUNNEL_VIZ_TYPES, 'steps')
+  const exclusions = readArray(f.exclusions, `${fAttr}.exclusions`, { optional: true }).map((e, i) => readExclusion(e, `${fAttr}.exclusions.${i}`, last))
+  if (exclusions.length > 0 && order === 'unordered') {
+    throw validationError(`${fAttr}.exclusions`, 'Exclusions are not supported with unordered funnels yet.', 'invalid_input')
+  }
+  const breakdown = readBreakdown(node.breakdownFilter, `${attr}.breakdownFilter`)
+  if (breakdown && vizType !== 'steps') {
+    throw validationError(`${attr}.breakdownFilter`, `Breakdowns are supported with the "steps" visualisation only (not "${vizType}") yet.`, 'invalid_input')
+  }
+  return {
+    steps,
+    dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
+    properties: node.properties,
+    breakdown,
+    interval: readInterval(node.interval, `${attr}.interval`),
+    order,
+    vizType,
+    windowMs: windowCount * UNIT_SECONDS[unit] * 1000,
+    exclusions,
+    fromStep,
+    toStep,
+    binCount: readInteger(f.binCount, `${fAttr}.binCount`, { min: 1, max: 90 }) ?? null,
+  }
+}
+
+function readExclusion(v: unknown, attr: string, last: number): FunnelExclusion {
+  const node = readNode(v, attr)
+  const series = readSeries({ ...node, kind: node.kind === 'FunnelExclusionActionsNode' ? 'ActionsNode' : node.kind === 'FunnelExclusionEventsNode' || node.kind === undefined ? 'EventsNode' : node.kind }, attr)
+  const fromStep = readInteger(node.funnelFromStep, `${attr}.funnelFromStep`, { min: 0, max: Math.max(0, last - 1), fallback: 0 })!
+  const toStep = readInteger(node.funnelToStep, `${attr}.funnelToStep`, { min: fromStep + 1, max: last, fallback: last })!
+  if (last === 0) throw validationError(attr, 'Exclusions need a funnel of at least two steps.', 'invalid_input')
+  return { series, fromStep, toStep }
+}

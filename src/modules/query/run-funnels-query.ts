@@ -1,0 +1,75 @@
+import { rangeKeys } from '../../domain/query/bucket-keys.ts'
+import { conversionTimeBinsPlan, conversionTimeStatsPlan, conversionTrendsPlan, funnelBreakdownValuesPlan, funnelStepsPlan } from '../../domain/query/funnels/funnel-aggregates.ts'
+import { funnelPersonsPlan, type FunnelSpec } from '../../domain/query/funnels/funnel-plan.ts'
+import { binWidthMs, defaultBinCount, shapeConversionTrends, shapeSteps, shapeTimeToConvert, type FunnelStepName } from '../../domain/query/funnels/funnel-results.ts'
+import { readFunnelsQuery, type FunnelsQuery } from '../../domain/query/funnels/funnels-query.ts'
+import { col, lit, type Expr, type Plan } from '../../domain/query/query-plan.ts'
+import { BREAKDOWN_OTHER, breakdownExpr, timestampBucket } from '../../domain/query/trends-plan.ts'
+import { validationError } from '../../shared/errors.ts'
+import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
+import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch } from './query-helpers.ts'
+
+/** `FunnelsQuery`: steps (per breakdown value), time to convert, or conversion trends. */
+export async function runFunnelsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
+  const q = readFunnelsQuery(node)
+  const cohorts = await loadCohorts(ctx, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((x) => x.series.properties)])
+  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const names: FunnelStepName[] = []
+  const steps: Expr[] = []
+  for (const [i, series] of q.steps.entries()) {
+    const { match, actionName } = await seriesMatch(ctx, series, `query.series.${i}`, q.properties, cohorts)
+    names.push({ series, actionName })
+    steps.push(match ?? lit(true))
+  }
+  const exclusions = []
+  for (const [i, x] of q.exclusions.entries()) {
+    const { match } = await seriesMatch(ctx, x.series, `query.funnelsFilter.exclusions.${i}`, undefined, cohorts)
+    exclusions.push({ match: match ?? lit(true), fromStep: x.fromStep, toStep: x.toStep })
+  }
+  const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, breakdown: q.breakdown ? breakdownExpr(q.breakdown) : null }
+  const answer = { resolved_date_range: resolvedRangeJson(range) }
+  switch (q.vizType) {
+    case 'steps':
+      return { results: await funnelSteps(ctx, q, spec, names), ...answer }
+    case 'time_to_convert':
+      return { results: await timeToConvert(ctx, q, spec), ...answer }
+    case 'trends': {
+      if (q.order === 'unordered') throw validationError('query.funnelsFilter.funnelOrderType', 'Conversion trends of unordered funnels are not supported yet.', 'invalid_input')
+      const persons = funnelPersonsPlan({ ...spec, entries: { entryBucket: timestampBucket(range), keys: rangeKeys(range) } })
+      const { rows } = await ctx.run(conversionTrendsPlan(persons, q.fromStep, q.toStep))
+      return { results: shapeConversionTrends(rows, range), ...answer }
+    }
+  }
+}
+
+/**
+ * Steps; with a breakdown, one step list per value, most entered first, the values past the limit
+ * folded into PostHog's "other".
+ */
+async function funnelSteps(ctx: QueryContext, q: FunnelsQuery, spec: FunnelSpec, names: FunnelStepName[]) {
+  const persons = funnelPersonsPlan(spec)
+  if (!q.breakdown) {
+    const { rows } = await ctx.run(funnelStepsPlan(persons, names.length, null))
+    return shapeSteps(rows[0], names)
+  }
+  const limit = q.breakdown.limit
+  const top = (await ctx.run(funnelBreakdownValuesPlan(persons, limit + 1))).rows.map((r) => String(r.value))
+  const kept = top.slice(0, limit)
+  const value: Expr = top.length > limit ? { op: 'case', when: [[{ op: 'in', arg: col('b'), values: kept }, col('b')]], else: lit(BREAKDOWN_OTHER) } : col('b')
+  const { rows } = await ctx.run(funnelStepsPlan(persons, names.length, value))
+  const byValue = new Map(rows.map((r) => [String(r.value), r]))
+  const order = top.length > limit ? [...kept, BREAKDOWN_OTHER] : kept
+  return order.map((v) => shapeSteps(byValue.get(v), names, v))
+}
+
+/** Time to convert between `funnelFromStep` and `funnelToStep`: a histogram of persons by seconds taken. */
+async function timeToConvert(ctx: QueryContext, q: FunnelsQuery, spec: FunnelSpec) {
+  const persons: Plan = funnelPersonsPlan(spec)
+  const stats = (await ctx.run(conversionTimeStatsPlan(persons, q.fromStep, q.toStep))).rows[0]
+  const count = Number(stats?.persons ?? 0)
+  if (count === 0) return { bins: [], average_conversion_time: null }
+  const minMs = Math.floor(Number(stats!.min_ms) / 1000) * 1000
+  const widthMs = binWidthMs(minMs, Number(stats!.max_ms), q.binCount ?? defaultBinCount(count))
+  const { rows } = await ctx.run(conversionTimeBinsPlan(persons, q.fromStep, q.toStep, minMs, widthMs))
+  return shapeTimeToConvert(rows, minMs, widthMs, Number(stats!.avg_ms))
+}

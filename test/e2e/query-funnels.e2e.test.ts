@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
+
+// Funnels against a reference written here: PostHog's per-person matcher (its Python UDF, event by
+// event: entered timestamps per step, latest entry kept, strict resets, exclusions, stop at the goal),
+// run over the fixture in plain JS. Tally computes the same with window functions in DuckDB, so the
+// two only agree if the set-based plan really is the matcher.
+const rand = seededRandom(42)
+const DAY = 86_400_000
+const BASE = Date.parse('2024-03-01T00:00:00Z')
+const STEPS = ['view', 'cart', 'buy']
+const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge']
+const events: TestEvent[] = []
+const personOf = (id: string) => id.replace(/^anon-/, 'user-')
+for (let p = 0; p < 70; p++) {
+  const count = 2 + Math.floor(rand() * 9)
+  const browser = BROWSERS[Math.floor(rand() * rand() * BROWSERS.length)]!
+  // Distinct seconds per event of a person, spread over 2024-02-27..2024-03-13 (the range is 03-01..03-10).
+  const times = new Set<number>()
+  while (times.size < count) times.add(BASE - 3 * DAY + Math.floor(rand() * 15 * 86_400) * 1000)
+  for (const t of [...times].sort((a, b) => a - b)) {
+    const r = rand()
+    const event = r < 0.3 ? 'view' : r < 0.55 ? 'cart' : r < 0.75 ? 'buy' : r < 0.9 ? 'noise' : 'refund'
+    const distinctId = p < 8 && t < BASE + 2 * DAY ? `anon-${p}` : `user-${p}`
+    events.push({ event, distinct_id: distinctId, timestamp: new Date(t).toISOString(), properties: { $browser: browser } })
+  }
+}
+// Persons 0-7 browsed anonymously until day 2, then identified: one person each.
+for (let p = 0; p < 8; p++) events.push({ event: '$identify', distinct_id: `user-${p}`, timestamp: new Date(BASE + 2 * DAY + p * 1000).toISOString(), properties: { $anon_distinct_id: `anon-${p}` } })
+
+const RANGE = { from: BASE, to: BASE + 10 * DAY } // 2024-03-01 .. 2024-03-10 inclusive, UTC
+const dateRange = { date_from: '2024-03-01', date_to: '2024-03-10' }
+
+interface Ev { t: number; event: string; browser: string }
+function eventsByPerson(): Map<string, Ev[]> {
+  const out = new Map<string, Ev[]>()
+  for (const e of events) {
+    const t = Date.parse(e.timestamp)
+    if (t < RANGE.from || t >= RANGE.to) continue
+    const list = out.get(personOf(e.distinct_id)) ?? []
+    list.push({ t, event: e.event, browser: String(e.properties?.$browser) })
+    out.set(personOf(e.distinct_id), list)
+  }
+  for (const list of out.values()) list.sort((a, b) => a.t - b.t)
+  return out
+}
+
+interface Exclusion { event: string; from: number; to: number }
+interface RefOptions { steps: string[]; windowMs: number; order: 'ordered' | 'strict' | 'unordered'; exclusions?: Exclusion[]; entryFilter?: (e: Ev) => boolean }
+interface RefResult { level: number; times: number[] }
+
+/** PostHog's matcher for one person (0-based level; null when excluded or never entered). */
+function refFunnel(evs: Ev[], o: RefOptions): RefResult | null {
+  if (o.order === 'unordered') return refUnordered(evs, o)
+  const n = o.steps.length
+  type Entered = { ts: number; timings: number[] }
+  const none: Entered = { ts: 0, timings: [] }
+  const entered: Entered[] = Array.from({ length: n + 1 }, () => none)
+  let max: [number, Entered] = [0, none]
+  for (const e of evs) {
+    // Steps are 1-based as in the UDF; an exclusion between steps a and b checks steps a+2..b+1.
+    const steps = o.steps.flatMap((s, i) => (s === e.event && (i > 0 || !o.entryFilter || o.entryFilter(e)) ? [i + 1] : []))
+    const excl = (o.exclusions ?? []).filter((x) => x.event === e.event).flatMap((x) => Array.from({ length: x.to - x.from }, (_, d) => -(x.from + d + 2)))
+    entered[0] = { ts: e.t, timings: [] }
+    for (const raw of [...steps, ...excl].reverse()) {
+      const step = Math.abs(raw)
+      const inWindow = e.t - entered[step - 1]!.ts <= o.windowMs
+      const already = entered[step]!.ts === entered[step - 1]!.ts
+      if (!inWindow || already) continue
+      if (raw < 0) return null
+      entered[step] = { ts: entered[step - 1]!.ts, timings: [...entered[step - 1]!.timings, e.t] }
+      if (step > max[0]) max = [step, entered[step]!]
+    }
+    if (o.order === 'strict') for (let i = 0; i <= n; i++) if (!steps.includes(i)) entered[i] = none
+    if (entered[n]!.ts > 0) break
+  }
+  return max[0] === 0 ? null : { level: max[0] - 1, times: max[1].timings }
+}
+
+/** Unordered: at each event, the distinct steps done within the window before it; the first best. */
+function refUnordered(evs: Ev[], o: RefOptions): RefResult | null {
+  let best: RefResult | null = null
+  for (const end of evs) {
+    if (!o.steps.includes(end.event)) continue
+    const firsts = o.steps.map((s) => evs.find((e) => e.event === s && e.t <= end.t && end.t - e.t <= o.windowMs)?.t).filter((t): t is number => t !== undefined)
+    if (!best || firsts.length - 1 > best.level) best = { level: firsts.length - 1, times: firsts.sort((a, b) => a - b) }
+  }
+  return best
+}
+
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null
+  const s = [...xs].sort((a, b) => a - b)
+  const m = (s.length - 1) / 2
+  return (s[Math.floor(m)]! + s[Math.ceil(m)]!) / 2
+}
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
+
+/** The steps result PostHog shows, from the reference's per-person answers. */
+function expectedSteps(results: RefResult[], n: number) {
+  return Array.from({ length: n }, (_, k) => {
+    const reached = results.filter((r) => r.level >= k)
+    const secs = reached.map((r) => (r.times[k]! - r.times[k - 1]!) / 1000)
+    return { count: reached.length, average_conversion_time: k === 0 ? null : mean(secs), median_conversion_time: k === 0 ? null : median(secs) }
+  })
+}
+
+function refAll(o: RefOptions, filter: (evs: Ev[]) => boolean = () => true): Map<string, RefResult> {
+  const out = new Map<string, RefResult>()
+  for (const [p, evs] of eventsByPerson()) {
+    if (!filter(evs)) continue
+    const r = refFunnel(evs, o)
+    if (r) out.set(p, r)
+  }
+  return out
+}
+
+const funnel = (extra: Record<string, unknown> = {}, filter: Record<string, unknown> = {}) => ({
+  kind: 'FunnelsQuery',
+  series: STEPS.map((event) => ({ kind: 'EventsNode', event })),
+  dateRange,
+  funnelsFilter: { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'day', ...filter },
+  ...extra,
+})
+
+function assertSteps(actual: Array<Record<string, any>>, expected: ReturnType<typeof expectedSteps>, what: string) {
+  assert.deepEqual(actual.map((s) => s.count), expected.map((s) => s.count), `${what}: counts`)
+  for (const [k, s] of expected.entries()) {
+    for (const key of ['average_conversion_time', 'median_conversion_time'] as const) {
+      const a = actual[k]![key]
+      if (s[key] === null) assert.equal(a, null, `${what}: step ${k} ${key}`)
+      else assert.ok(Math.abs(a - s[key]!) < 1e-6, `${what}: step ${k} ${key} ${a} != ${s[key]}`)
+    }
+  }
+}
+
+async function seeded(t: Parameters<typeof buildTestApp>[0]): Promise<TestApp> {
+  const app = await buildTestApp(t)
+  await captureEvents(app, events)
+  return app
+}
+
+test('funnel steps: ordered, strict and unordered agree with the per-person matcher, and differ from each other', async (t) => {
+  const app = await seeded(t)
+  const windowMs = 2 * DAY
+  const counts: Record<string, number[]> = {}
+  for (const order of ['ordered', 'strict', 'unordered'] as const) {
+    const res = await queryOk(app, funnel({}, { funnelOrderType: order }))
+    const expected = expectedSteps([...refAll({ steps: STEPS, windowMs, order }).values()], 3)
+    assertSteps(res.results, expected, order)
+    counts[order] = expected.map((s) => s.count)
+    assert.deepEqual(res.results.map((s: any) => [s.name, s.order, s.type, s.action_id]), STEPS.map((s, i) => [s, i, 'events', s]))
+  }
+  // The data set tells the orders apart (otherwise this test could not catch a mix-up).
+  assert.notDeepEqual(counts.ordered, counts.unordered)
+  assert.notDeepEqual(counts.ordered, counts.strict)
+  assert.ok(counts.ordered![2]! > 0 && counts.strict![2]! > 0, 'some persons convert')
+
+  // A shorter window converts fewer persons; still the matcher's answer.
+  const hour = await queryOk(app, funnel({}, { funnelWindowInterval: 6, funnelWindowIntervalUnit: 'hour' }))
+  const expectedHour = expectedSteps([...refAll({ steps: STEPS, windowMs: 6 * 3_600_000, order: 'ordered' }).values()], 3)
+  assertSteps(hour.results, expectedHour, '6-hour window')
+  assert.ok(expectedHour[2]!.count < counts.ordered![2]!)
+})
+
+test('funnel exclusions drop persons who did the excluded event between the steps', async (t) => {
+  const app = await seeded(t)
+  const exclusions = [{ kind: 'EventsNode', event: 'refund', funnelFromStep: 0, funnelToStep: 1 }]
+  const res = await queryOk(app, funnel({}, { exclusions }))
+  const ref = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered', exclusions: [{ event: 'refund', from: 0, to: 1 }] })
+  assertSteps(res.results, expectedSteps([...ref.values()], 3), 'exclusion 0-1')
+  const without = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered' })
+  assert.ok(ref.size < without.size, 'the exclusion removes someone')
+
+  const late = await queryOk(app, funnel({}, { exclusions: [{ ...exclusions[0], funnelFromStep: 1, funnelToStep: 2 }] }))
+  const refLate = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered', exclusions: [{ event: 'refund', from: 1, to: 2 }] })
+  assertSteps(late.results, expectedSteps([...refLate.values()], 3), 'exclusion 1-2')
+})
+
+test('funnel breakdown: one step list per value of the first step event, the rest as "other"', async (t) => {
+  const app = await seeded(t)
+  const res = await queryOk(app, funnel({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 2 } }))
+  const ref = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered' })
+  const byPerson = eventsByPerson()
+  const browserOf = (p: string) => byPerson.get(p)!.find((e) => e.event === 'view')!.browser
+  const groups = new Map<string, RefResult[]>()
+  for (const [p, r] of ref) groups.set(browserOf(p), [...(groups.get(browserOf(p)) ?? []), r])
+  const ranked = [...groups.entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+  assert.ok(ranked.length > 2, 'more values than the limit')
+  const top = ranked.slice(0, 2)
+  const other = ranked.slice(2).flatMap(([, rs]) => rs)
+  assert.equal(res.results.length, 3)
+  for (const [i, [value, rs]] of [...top, ['$$_posthog_breakdown_other_$$', other] as const].entries()) {
+    assert.deepEqual(res.results[i][0].breakdown_value, [value])
+    assertSteps(res.results[i], expectedSteps(rs as RefResult[], 3), `breakdown ${value}`)
+  }
+})
+
+test('time to convert: a histogram of persons by seconds from the first to the last step', async (t) => {
+  const app = await seeded(t)
+  const res = await queryOk(app, funnel({}, { funnelVizType: 'time_to_convert', binCount: 5 }))
+  const secs = [...refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered' }).values()].filter((r) => r.level === 2).map((r) => (r.times[2]! - r.times[0]!) / 1000)
+  const min = Math.floor(Math.min(...secs))
+  const width = Math.max(1, Math.ceil((Math.max(...secs) - min) / 5))
+  const bins = Array.from({ length: Math.floor((Math.max(...secs) - min) / width) + 1 }, (_, i) => [min + i * width, secs.filter((s) => Math.floor((s - min) / width) === i).length])
+  assert.deepEqual(res.results.bins, bins)
+  assert.ok(Math.abs(res.results.average_conversion_time - mean(secs)!) < 1e-6)
+  assert.equal(bins.reduce((a, [, c]) => a + c!, 0), secs.length)
+})
+
+test('conversion trends: per day of entry, the share of entrants who converted from an entry that day', async (t) => {
+  const app = await seeded(t)
+  const res = await queryOk(app, funnel({ interval: 'day' }, { funnelVizType: 'trends' }))
+  const [series] = res.results
+  const days = Array.from({ length: 10 }, (_, i) => new Date(BASE + i * DAY).toISOString().slice(0, 10))
+  assert.deepEqual(series.days, days)
+  const expected = days.map((_, i) => {
+    const start = BASE + i * DAY
+    let entered = 0
+    let converted = 0
+    for (const evs of eventsByPerson().values()) {
+      const r = refFunnel(evs.filter((e) => e.t >= start), { steps: STEPS, windowMs: 2 * DAY, order: 'ordered', entryFilter: (e) => e.t < start + DAY })
+      if (!r) continue
+      entered++
+      if (r.level === 2) converted++
+    }
+    return entered === 0 ? 0 : Math.round((converted / entered) * 10_000) / 100
+  })
+  assert.deepEqual(series.data, expected)
+  assert.ok(expected.some((v) => v > 0))
+})
+
+test('funnels count a person merged by $identify once, and refuse what they cannot compute, naming the field', async (t) => {
+  const app = await buildTestApp(t)
+  await captureEvents(app, [
+    { event: 'view', distinct_id: 'anon-x', timestamp: '2024-03-02T10:00:00Z' },
+    { event: 'cart', distinct_id: 'user-x', timestamp: '2024-03-02T11:00:00Z' },
+    { event: '$identify', distinct_id: 'user-x', timestamp: '2024-03-02T10:30:00Z', properties: { $anon_distinct_id: 'anon-x' } },
+    { event: 'buy', distinct_id: 'user-x', timestamp: '2024-03-02T12:00:00Z' },
+  ])
+  const res = await queryOk(app, funnel())
+  assert.deepEqual(res.results.map((s: any) => s.count), [1, 1, 1])
+  assert.equal(res.results[1].average_conversion_time, 3600)
+
+  const cases: Array<[unknown, string]> = [
+    [{ ...funnel(), series: [] }, 'query.series'],
+    [funnel({}, { funnelOrderType: 'sideways' }), 'query.funnelsFilter.funnelOrderType'],
+    [funnel({}, { funnelWindowIntervalUnit: 'fortnight' }), 'query.funnelsFilter.funnelWindowIntervalUnit'],
+    [funnel({}, { funnelVizType: 'pie' }), 'query.funnelsFilter.funnelVizType'],
+    [funnel({}, { exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 2, funnelToStep: 1 }] }), 'query.funnelsFilter.exclusions.0.funnelFromStep'],
+    [funnel({}, { funnelToStep: 7 }), 'query.funnelsFilter.funnelToStep'],
+    [funnel({ series: [{ kind: 'ActionsNode', id: 999 }, { kind: 'EventsNode', event: 'x' }] }), 'query.series.0.id'],
+  ]
+  for (const [query, attr] of cases) {
+    const r = await postQuery(app, query)
+    assert.equal(r.statusCode, 400, `${attr}: ${r.body}`)
+    assert.equal(r.json().attr, attr, r.body)
+    assert.equal(r.json().type, 'validation_error')
+  }
+})
