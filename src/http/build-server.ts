@@ -154,7 +154,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
 
   await app.register(async (privateScope) => {
     await installPrivateAuth(privateScope, services.projects, services.auth)
-    await privateScope.register(projectRoutes, { projects: services.projects })
+    await privateScope.register(projectRoutes, { projects: services.projects, auth: services.auth })
     await privateScope.register(userRoutes, { auth: services.auth, members: services.members, projects: services.projects })
     await privateScope.register(memberRoutes, { members: services.members })
     await privateScope.register(eventRoutes, { events: services.eventReads, persons: services.eventPersons })

@@ -104,3 +104,22 @@ test('health answers 200 once the stores are open', async (t) => {
   const res = await app.http.inject({ url: '/_health' })
   assert.equal(res.statusCode, 200)
 })
+
+test('projects: effective_membership_level is the reader\'s own level (owner 15, admin 8, member 1)', async (t) => {
+  const app = await buildTestApp(t)
+  const { user: admin } = await app.services.auth.createAccount({ email: 'adm@example.com', firstName: 'A', password: null, level: 8 })
+  const adminKey = (await app.services.projects.createPersonalKey(admin.id)).key
+  const member = await app.services.projects.createUser({ email: 'mem@example.com', firstName: 'M', projectIds: [app.projectId] })
+  for (const [who, headers, level] of [['owner', app.auth, 15], ['admin', { authorization: `Bearer ${adminKey}` }, 8], ['member', { authorization: `Bearer ${member.key}` }, 1]] as const) {
+    const one = await app.http.inject({ url: `/api/projects/${app.projectId}/`, headers })
+    assert.equal(one.statusCode, 200, one.body)
+    assert.equal(one.json().effective_membership_level, level, `${who}: GET one`)
+    const list = await app.http.inject({ url: '/api/projects/', headers })
+    assert.deepEqual(list.json().results.map((p: { effective_membership_level: number }) => p.effective_membership_level), [level], `${who}: list`)
+  }
+  const patched = await app.http.inject({ method: 'PATCH', url: `/api/projects/${app.projectId}/`, headers: app.auth, payload: { name: 'Renamed' } })
+  assert.equal(patched.json().effective_membership_level, 15, 'PATCH answers with the owner\'s level')
+  const reset = await app.http.inject({ method: 'PATCH', url: `/api/projects/${app.projectId}/reset_token/`, headers: { authorization: `Bearer ${adminKey}` } })
+  assert.equal(reset.statusCode, 200, reset.body)
+  assert.equal(reset.json().effective_membership_level, 8, 'reset_token answers with the admin\'s level')
+})

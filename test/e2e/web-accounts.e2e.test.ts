@@ -97,6 +97,9 @@ test('web app accounts: set-up link, sign in with a password, invite a member wh
     await openSettingsTab(page, 'Project')
     await page.getByTestId('project-api-key').waitFor()
     assert.equal(await page.getByRole('button', { name: 'Reset key' }).count(), 0)
+    // The project answers with her own level (member), so the settings only an admin may change are locked.
+    assert.equal(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled(), true)
+    await page.getByText('Only admins and owners change project settings.').waitFor()
     assert.equal(await fetchFromPage(page, 'PATCH', `/api/projects/${app.projectId}/reset_token/`), 403)
 
     const ownerKeys = await app.http.inject({ url: '/api/personal_api_keys/', headers: app.auth })

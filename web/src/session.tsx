@@ -12,6 +12,8 @@ export interface Session {
   project: ProjectJson
   /** `/api/projects/<id>` */
   base: string
+  /** The user's membership level in this project (PostHog's `effective_membership_level`). */
+  level: number
   /** Admins and owners manage keys, members and settings. */
   canManage: boolean
 }
@@ -25,8 +27,9 @@ async function loadSession(): Promise<Session> {
     if (!(err instanceof ApiError && err.status === 404 && personalKey.get())) throw err
   }
   const project = await api<ProjectJson>(`/api/projects/${me?.team?.id ?? '@current'}/`)
-  const level = me?.organization?.membership_level ?? LEVEL.admin
-  return { me, project, base: `/api/projects/${project.id}`, canManage: level >= LEVEL.admin }
+  // The server's answer for this project; the least privilege when it gives none.
+  const level = project.effective_membership_level ?? me?.organization?.membership_level ?? LEVEL.member
+  return { me, project, base: `/api/projects/${project.id}`, level, canManage: level >= LEVEL.admin }
 }
 
 /** The signed-in user and project; an error with status 401 means "not signed in". */

@@ -86,7 +86,7 @@ export async function userRoutes(app: FastifyInstance, opts: { auth: AuthService
 
   // PostHog's `PATCH /api/projects/:id/reset_token/`: owners and admins only.
   addRoute(app, 'PATCH', '/api/projects/:project_id/reset_token/', async (req) => {
-    await auth.requireAdmin(req.user)
-    return toProjectJson(await projects.resetApiToken(req.project))
+    const { level } = await auth.requireAdmin(req.user)
+    return toProjectJson(await projects.resetApiToken(req.project), level)
   })
 }

@@ -67,7 +67,7 @@ export function PersonalKeys() {
 
 /** Members of the organization and pending invitations (one-time links with a role). */
 export function Members() {
-  const { canManage } = useSession()
+  const { canManage, level: myLevel, me } = useSession()
   const queryClient = useQueryClient()
   const members = useQuery({ queryKey: ['members'], queryFn: async () => results(await api<MemberJson[] | { results: MemberJson[] }>('/api/organizations/@current/members/')) })
   const invites = useQuery({ queryKey: ['invites'], queryFn: async () => results(await api<InviteJson[] | { results: InviteJson[] }>('/api/organizations/@current/invites/')), enabled: canManage })
@@ -95,6 +95,7 @@ export function Members() {
             <Field label="Role">
               <select value={level} onChange={(e) => setLevel(Number(e.target.value))}>
                 <option value={LEVEL.member}>Member</option><option value={LEVEL.admin}>Admin</option>
+                {myLevel >= LEVEL.owner && <option value={LEVEL.owner}>Owner</option>}
               </select>
             </Field>
             <button className="btn primary" disabled={invite.isPending}>Create invite link</button>
@@ -115,7 +116,8 @@ export function Members() {
                     <td>{m.user.first_name}</td>
                     <td>{m.user.email}</td>
                     <td><Badge>{LEVEL_NAME[m.level] ?? m.level}</Badge></td>
-                    <td>{canManage && m.level < LEVEL.owner && <button type="button" className="btn small danger" onClick={() => remove.mutate(m.user.uuid)}>Remove</button>}</td>
+                    <td>{/* PostHog: only others at or below your own level, never yourself. */}
+                      {canManage && m.level <= myLevel && m.user.uuid !== me?.uuid && <button type="button" className="btn small danger" onClick={() => remove.mutate(m.user.uuid)}>Remove</button>}</td>
                   </tr>
                 ))}
               </tbody>

@@ -83,6 +83,7 @@ function ProjectSettings() {
           <button className="btn primary" disabled={!canManage || saveTimezone.isPending}>Save</button>
           {saveTimezone.isSuccess && <span className="muted">Saved.</span>}
         </form>
+        {!canManage && <p className="muted">Only admins and owners change project settings.</p>}
         {saveTimezone.error && <ErrorBox error={saveTimezone.error} />}
       </Card>
     </>
