@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { Link } from 'wouter'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api } from '../api.ts'
@@ -11,21 +11,37 @@ import type { DashboardJson, DashboardListJson, ListJson, TileJson } from '../..
 
 const RANGES = [['', 'Each insight’s own range'], ['-24h', 'Last 24 hours'], ['-7d', 'Last 7 days'], ['-30d', 'Last 30 days'], ['-90d', 'Last 90 days']] as const
 
-/** A dashboard: its tiles in a grid, a date-range override for all of them, text cards, moving tiles. */
+/** Oldest first: the dashboard is as old as its oldest tile result (PostHog's "Last computed"). */
+function oldestRefresh(tiles: TileJson[]): string | null {
+  const times = tiles.map((t) => t.insight?.last_refresh ?? t.last_refresh).filter((x): x is string => typeof x === 'string')
+  return times.length ? times.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b)) : null
+}
+
+/**
+ * A dashboard: its tiles in a grid with the results the server computed for the dashboard
+ * (`?refresh=blocking`: cached ones while fresh), a Refresh that asks it to recompute them all
+ * (`force_blocking`), a date-range override for all of them, text cards, moving tiles.
+ */
 export function DashboardView({ id }: { id: number }) {
   const { base } = useSession()
   const queryClient = useQueryClient()
   const key = ['dashboard', base, id]
-  const dashboard = useQuery({ queryKey: key, queryFn: () => api<DashboardJson>(`${base}/dashboards/${id}/`) })
+  const url = `${base}/dashboards/${id}/`
+  const dashboard = useQuery({ queryKey: key, queryFn: () => api<DashboardJson>(`${url}?refresh=blocking`) })
   const others = useQuery({ queryKey: ['dashboards', base], queryFn: () => api<ListJson<DashboardListJson>>(`${base}/dashboards/?limit=200`) })
   const [force, setForce] = useState(0)
   const [text, setText] = useState('')
+  const refresh = useMutation({
+    mutationFn: () => api<DashboardJson>(`${url}?refresh=force_blocking`),
+    onSuccess: (d) => { queryClient.setQueryData(key, d); setForce((f) => f + 1) },
+  })
+  // A write answers without tile results: read the dashboard again (fresh results come from the cache).
   const patch = useMutation({
-    mutationFn: (body: Record<string, unknown>) => api<DashboardJson>(`${base}/dashboards/${id}/`, { method: 'PATCH', body }),
-    onSuccess: (d) => queryClient.setQueryData(key, d),
+    mutationFn: (body: Record<string, unknown>) => api<DashboardJson>(url, { method: 'PATCH', body }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
   })
   const move = useMutation({
-    mutationFn: ({ tile, to }: { tile: number; to: number }) => api<DashboardJson>(`${base}/dashboards/${id}/move_tile/`, { method: 'PATCH', body: { tile: { id: tile }, toDashboard: to } }),
+    mutationFn: ({ tile, to }: { tile: number; to: number }) => api<DashboardJson>(`${url}move_tile/`, { method: 'PATCH', body: { tile: { id: tile }, toDashboard: to } }),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['dashboard', base] })
     },
@@ -36,6 +52,7 @@ export function DashboardView({ id }: { id: number }) {
         const dateFrom = typeof d.filters.date_from === 'string' ? d.filters.date_from : ''
         const tiles = d.tiles.filter((t) => !t.deleted)
         const targets = (others.data?.results ?? []).filter((o) => o.id !== d.id)
+        const computed = oldestRefresh(tiles)
         return (
           <>
             <PageHeader title={d.name || 'Untitled dashboard'} description={d.description}>
@@ -44,9 +61,12 @@ export function DashboardView({ id }: { id: number }) {
                   {RANGES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
                 </select>
               </Field>
-              <button type="button" className="btn" style={{ alignSelf: 'flex-end' }} onClick={() => setForce(force + 1)}>Refresh</button>
+              <div className="refresh">
+                <button type="button" className="btn" disabled={refresh.isPending} onClick={() => refresh.mutate()}>{refresh.isPending ? 'Refreshing…' : 'Refresh'}</button>
+                {!dateFrom && computed && <span className="muted" data-testid="last-computed">Last computed <LastComputed iso={computed} /></span>}
+              </div>
             </PageHeader>
-            {(patch.error || move.error) && <ErrorBox error={patch.error ?? move.error} />}
+            {(patch.error || move.error || refresh.error) && <ErrorBox error={patch.error ?? move.error ?? refresh.error} />}
             {tiles.length === 0 ? <Empty>No tiles yet. Add an insight from its page, or a text card below.</Empty> : (
               <div className="tiles">
                 {tiles.map((t) => (
@@ -60,7 +80,9 @@ export function DashboardView({ id }: { id: number }) {
                       </select>
                     )}
                   >
-                    <div className="tile">{t.insight ? <InsightTile tile={t} dateFrom={dateFrom} force={force} /> : <p className="text-card">{t.text?.body}</p>}</div>
+                    <div className="tile">
+                      {!t.insight ? <p className="text-card">{t.text?.body}</p> : dateFrom ? <OverriddenTile tile={t} dateFrom={dateFrom} force={force} /> : <ServerTile tile={t} />}
+                    </div>
                   </Card>
                 ))}
               </div>
@@ -78,13 +100,43 @@ export function DashboardView({ id }: { id: number }) {
   )
 }
 
-/** An insight tile: its query run with the dashboard's date range when one is set. */
-function InsightTile({ tile, dateFrom, force }: { tile: TileJson; dateFrom: string; force: number }) {
-  const { base } = useSession()
+/** "3 minutes ago", kept current while the page stays open. */
+function LastComputed({ iso }: { iso: string }) {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 30_000)
+    return () => clearInterval(timer)
+  }, [])
+  const minutes = Math.max(0, Math.floor((now - Date.parse(iso)) / 60_000))
+  const text = minutes < 1 ? 'less than a minute ago' : minutes < 60 ? `${minutes} minute${minutes === 1 ? '' : 's'} ago`
+    : minutes < 48 * 60 ? `${Math.floor(minutes / 60)} hour${minutes < 120 ? '' : 's'} ago` : `${Math.floor(minutes / 1440)} days ago`
+  return <time dateTime={iso} title={new Date(iso).toLocaleString()}>{text}</time>
+}
+
+function kindOf(tile: TileJson) {
   const source = sourceOf(tile.insight!.query)
-  const query = source && dateFrom && source.kind !== 'HogQLQuery' ? { ...source, dateRange: { ...(source.dateRange as object), date_from: dateFrom } } : source
+  return { source, kind: source?.kind as Kind | undefined, display: (source?.trendsFilter as { display?: Display } | undefined)?.display }
+}
+
+/** An insight tile as the dashboard read gave it: the server's result, never recomputed here. */
+function ServerTile({ tile }: { tile: TileJson }) {
+  const { source, kind, display } = kindOf(tile)
+  const insight = tile.insight!
+  if (!source || !kind) return <Empty>This insight has no query.</Empty>
+  if (insight.result == null) return <Empty>No result yet: Refresh computes it.</Empty>
+  const columns = 'columns' in insight ? { columns: insight.columns } : {}
+  return <InsightResult kind={kind} display={display} result={{ results: insight.result, ...columns }} small />
+}
+
+/**
+ * A tile under the dashboard's own date range: the server's dashboard read does not apply
+ * dashboard filters yet, so the insight's query is run with the range through the query API.
+ */
+function OverriddenTile({ tile, dateFrom, force }: { tile: TileJson; dateFrom: string; force: number }) {
+  const { base } = useSession()
+  const { source, kind, display } = kindOf(tile)
+  const query = source && source.kind !== 'HogQLQuery' ? { ...source, dateRange: { ...(source.dateRange as object), date_from: dateFrom } } : source
   const result = useQueryResult(base, query, { force })
-  if (!source) return <Empty>This insight has no query.</Empty>
-  const display = (source.trendsFilter as { display?: Display } | undefined)?.display
-  return <Loadable query={result}>{(r) => <InsightResult kind={source.kind as Kind} display={display} result={r} small />}</Loadable>
+  if (!source || !kind) return <Empty>This insight has no query.</Empty>
+  return <Loadable query={result}>{(r) => <InsightResult kind={kind} display={display} result={r} small />}</Loadable>
 }
