@@ -42,6 +42,10 @@ export const BENCH_QUERIES: Record<string, { query: object; target: number }> = 
   'DAU (30 days)': { query: trends({ kind: 'EventsNode', event: '$pageview', math: 'dau' }), target: 1 },
   'WAU (30 days)': { query: trends({ kind: 'EventsNode', event: '$pageview', math: 'weekly_active' }), target: 1 },
   'breakdown by a 50-value property': { query: trends({ kind: 'EventsNode', event: '$pageview' }, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 25 } }), target: 0.3 },
+  '3-step funnel ($pageview, signup, purchase; 14-day window)': {
+    query: { kind: 'FunnelsQuery', dateRange, series: ['$pageview', 'signup', 'purchase'].map((event) => ({ kind: 'EventsNode', event })), funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' } },
+    target: 1,
+  },
   'HogQL count grouped by event': { query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY count() DESC' }, target: 0.3 },
 }
 

@@ -73,11 +73,11 @@ export function conversionTrendsPlan(persons: Plan, from: number, to: number): P
   return {
     source: fromPlan(persons),
     select: [
-      { alias: 'k', expr: col('k') },
+      { alias: 'k', expr: col('ik') },
       { alias: 'entered', expr: { op: 'aggregate', fn: 'count', arg: ifReached(from, lit(1)) } },
       { alias: 'converted', expr: { op: 'aggregate', fn: 'count', arg: ifReached(to, lit(1)) } },
     ],
     where: counted,
-    groupBy: [col('k')],
+    groupBy: [col('ik')],
   }
 }

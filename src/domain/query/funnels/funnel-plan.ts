@@ -46,20 +46,20 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i)
  */
 export function funnelPersonsPlan(spec: FunnelSpec): Plan {
   const n = spec.steps.length
-  const partition = spec.entries ? [col('person'), col('k')] : [col('person')]
+  const partition = spec.entries ? [col('person'), col('ik')] : [col('person')]
   const rows = eventRows(spec)
-  const perRow = spec.order === 'unordered' ? unorderedLevels(rows, spec, partition) : orderedLevels(rows, spec, partition)
+  const per = spec.order === 'unordered' ? unorderedLevels(rows, spec, partition) : orderedPaths(rows, spec, partition)
   const t = range(n).map((j) => `t${j}`)
-  // The counted path's step times, its entry's breakdown, and whether an exclusion cut it off.
+  // The counted path's step times, the person's breakdown, and whether an exclusion cut them off.
   const perPerson: Plan = {
-    source: fromPlan(perRow.plan),
+    source: fromPlan(per.plan),
     select: [
       ...partition.map((p) => ({ alias: (p as { name: string }).name, expr: p })),
-      { alias: 'level', expr: { op: 'aggregate', fn: 'max', arg: col('lvl') } },
-      ...perRow.times.map((expr, j) => ({ alias: t[j]!, expr })),
-      { alias: 'hit_at', expr: perRow.hitAt },
-      { alias: 'done_at', expr: { op: 'aggregate', fn: 'min', arg: when(bin('=', col('lvl'), lit(n - 1)), col('t')) } },
-      { alias: 'b', expr: spec.breakdown ? { op: 'aggregate', fn: 'any', arg: col('pb') } : lit(null) },
+      { alias: 'level', expr: per.level },
+      ...per.times.map((expr, j) => ({ alias: t[j]!, expr })),
+      { alias: 'hit_at', expr: per.hitAt },
+      { alias: 'done_at', expr: per.doneAt },
+      { alias: 'b', expr: per.breakdown },
     ],
     groupBy: partition,
   }
@@ -67,7 +67,7 @@ export function funnelPersonsPlan(spec: FunnelSpec): Plan {
   const excluded: Expr = { op: 'and', args: [notNull(col('hit_at')), { op: 'or', args: [{ op: 'is_null', arg: col('done_at') }, bin('<', col('hit_at'), col('done_at'))] }] }
   return {
     source: fromPlan(perPerson),
-    select: [...keep(spec.entries ? ['k'] : []), ...keep(['level', ...t, 'b']), { alias: 'excluded', expr: excluded }],
+    select: [...keep(spec.entries ? ['ik'] : []), ...keep(['level', ...t, 'b']), { alias: 'excluded', expr: excluded }],
     where: notNull(col('level')),
   }
 }
@@ -99,21 +99,26 @@ function eventRows(spec: FunnelSpec): Plan {
   const names = select.map((s) => s.alias)
   return {
     source: { kind: 'spread', plan, times: keys.length },
-    select: [...keep(names), { alias: 'k', expr: col('k') }, { alias: 'ek', expr: entryKey }],
+    select: [...keep(names), { alias: 'ik', expr: col('k') }, { alias: 'ek', expr: entryKey }],
     where: bin('>=', col('bk'), entryKey),
   }
 }
 
-interface PerRow {
-  /** Rows with `lvl` (0-based furthest step this row completes, NULL if none), `t`, `pb` (person's breakdown). */
+/** A relation over a person's events (or paths) and the aggregates that sum it up per person. */
+interface PerPerson {
   plan: Plan
-  /** Aggregates over a person's rows: each step's time on the counted path. */
+  /** The 0-based furthest step. */
+  level: Expr
+  /** Each step's time on the counted path. */
   times: Expr[]
-  /** Aggregate: the first exclusion that cut a path off, or NULL. */
+  /** The first exclusion that cut a path off (NULL: none), and the first completion of the funnel. */
   hitAt: Expr
+  doneAt: Expr
+  /** The breakdown value of the person's first step-0 event (PostHog's first-touch attribution). */
+  breakdown: Expr
 }
 
-function orderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerRow {
+function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
   const n = spec.steps.length
   const base = rows.select.map((s) => s.alias)
   const strict = spec.order === 'strict'
@@ -156,30 +161,48 @@ function orderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerRow 
       return { op: 'and', args: [col(`x${i}`), inWindow(reached), { op: 'or', args: [{ op: 'is_null', arg: next }, bin('<', next, reached)] }] } as Expr
     }),
   )
-  const lvl: Expr = { op: 'case', when: range(n).reverse().map((k) => [notNull(col(`r${k}`)), lit(k)] as [Expr, Expr]), else: lit(null) }
-  plan = {
-    source: fromPlan(plan),
-    select: [...keep(done), { alias: 'lvl', expr: lvl }, { alias: 'hit', expr: hits.length ? { op: 'or', args: hits } : lit(false) }],
+  plan = { source: fromPlan(plan), select: [...keep(done), { alias: 'hit', expr: hits.length ? { op: 'or', args: hits } : lit(false) }] }
+  // Paths: the rows that continued each entry, one per step reached (slot k = the step, slot n = an
+  // exclusion hit), grouped by entry: how far it got and when it first reached each step.
+  const slot = col('k')
+  const pathEntry: Expr = {
+    op: 'case',
+    when: [...range(n).map((k) => [bin('=', slot, lit(k)), col(`r${k}`)] as [Expr, Expr]), [bin('=', slot, lit(n)), when(col('hit'), col('t'))]],
+    else: lit(null),
   }
-  // The counted path's entry: the entry of the first row that reached the person's furthest step.
-  const entryAtLevel: Expr = { op: 'case', when: range(n).map((k) => [bin('=', col('lvl'), lit(k)), col(`r${k}`)] as [Expr, Expr]), else: lit(null) }
-  const firstAtLevel: Expr = bin('-', bin('*', col('lvl'), lit(LEVEL_WEIGHT)), col('t'))
-  plan = {
-    source: fromPlan(plan),
+  const partitionNames = partition.map((p) => (p as { name: string }).name)
+  const slots: Plan = {
+    source: { kind: 'spread', plan, times: n + 1 },
+    select: [...keep([...partitionNames, 't', ...(spec.breakdown ? ['b'] : [])]), { alias: 'slot', expr: slot }, { alias: 'e', expr: pathEntry }],
+  }
+  const at = (k: number, v: Expr): Expr => when(bin('=', col('slot'), lit(k)), v)
+  const paths: Plan = {
+    source: fromPlan(slots),
     select: [
-      ...keep([...done, 'lvl', 'hit']),
-      { alias: 'path', expr: { op: 'window', fn: 'arg_max', arg: entryAtLevel, by: firstAtLevel, partitionBy: partition, orderBy: [] } },
-      ...personBreakdown(spec, partition),
+      ...keep(partitionNames),
+      { alias: 'e', expr: col('e') },
+      { alias: 'plevel', expr: { op: 'aggregate', fn: 'max', arg: when(bin('<', col('slot'), lit(n)), col('slot')) } },
+      ...range(n).map((j) => ({ alias: `ft${j}`, expr: { op: 'aggregate', fn: 'min', arg: at(j, col('t')) } as Expr })),
+      { alias: 'phit', expr: { op: 'aggregate', fn: 'min', arg: at(n, col('t')) } },
+      ...(spec.breakdown ? [{ alias: 'pb', expr: { op: 'aggregate', fn: 'any', arg: at(0, col('b')) } as Expr }] : []),
     ],
+    where: notNull(col('e')),
+    groupBy: [...partition, col('e')],
   }
+  // The counted path: the first to reach the person's furthest step.
+  const reachedAt: Expr = { op: 'case', when: range(n).map((k) => [bin('=', col('plevel'), lit(k)), col(`ft${k}`)] as [Expr, Expr]), else: lit(null) }
+  const first: Expr = bin('-', bin('*', col('plevel'), lit(LEVEL_WEIGHT)), reachedAt)
   return {
-    plan,
-    times: range(n).map((j) => ({ op: 'aggregate', fn: 'min', arg: when(bin('=', col(`r${j}`), col('path')), col('t')) })),
-    hitAt: { op: 'aggregate', fn: 'min', arg: when(col('hit'), col('t')) },
+    plan: paths,
+    level: { op: 'aggregate', fn: 'max', arg: col('plevel') },
+    times: range(n).map((j) => ({ op: 'aggregate', fn: 'arg_max', arg: col(`ft${j}`), by: first })),
+    hitAt: { op: 'aggregate', fn: 'min', arg: col('phit') },
+    doneAt: { op: 'aggregate', fn: 'min', arg: col(`ft${n - 1}`) },
+    breakdown: spec.breakdown ? { op: 'aggregate', fn: 'arg_min', arg: col('pb'), by: col('ft0') } : lit(null),
   }
 }
 
-function unorderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerRow {
+function unorderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
   const n = spec.steps.length
   const base = rows.select.map((s) => s.alias)
   const within: WindowFrame = { unit: 'range', start: -spec.windowMs, end: 0 }
@@ -206,19 +229,15 @@ function unorderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerRo
   const sorted = (m: number): Expr => ({ op: 'case', when: range(n).map((j) => [bin('=', col(`q${j}`), lit(m)), col(f[j]!)] as [Expr, Expr]), else: lit(null) })
   plan = {
     source: fromPlan(plan),
-    select: [...keep([...base, 'lvl']), ...range(n).map((m) => ({ alias: `o${m}`, expr: sorted(m) })), ...personBreakdown(spec, partition)],
+    select: [...keep([...base, 'lvl']), ...range(n).map((m) => ({ alias: `o${m}`, expr: sorted(m) }))],
   }
   const firstAtLevel: Expr = bin('-', bin('*', col('lvl'), lit(LEVEL_WEIGHT)), col('t'))
   return {
     plan,
+    level: { op: 'aggregate', fn: 'max', arg: col('lvl') },
     times: range(n).map((m) => ({ op: 'aggregate', fn: 'arg_max', arg: col(`o${m}`), by: when(notNull(col(`o${m}`)), firstAtLevel) })),
     hitAt: lit(null),
+    doneAt: lit(null),
+    breakdown: spec.breakdown ? { op: 'aggregate', fn: 'arg_min', arg: when(col('s0'), col('b')), by: when(col('s0'), col('t')) } : lit(null),
   }
-}
-
-/** The person's breakdown value: that of their first step-0 event (PostHog's first-touch attribution). */
-function personBreakdown(spec: FunnelSpec, partition: Expr[]): SelectItem[] {
-  if (!spec.breakdown) return []
-  const firstEntry: Expr = { op: 'window', fn: 'arg_min', arg: when(col('s0'), col('b')), by: when(col('s0'), col('t')), partitionBy: partition, orderBy: [] }
-  return [{ alias: 'pb', expr: firstEntry }]
 }
