@@ -27,7 +27,8 @@ async function assertAccessible(page: Page, what: string): Promise<void> {
 
 async function assertFitsPhone(page: Page, what: string): Promise<void> {
   const width = await page.evaluate(() => document.documentElement.scrollWidth)
-  assert.ok(width <= PHONE.width, `${what}: ${width} px wide at ${PHONE.width}`)
+  const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 392).slice(0, 8).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`))
+  assert.ok(width <= PHONE.width, `${what}: ${width} px wide at ${PHONE.width}: ${wide.join(' | ')}`)
 }
 
 test('web dashboards: tiles show the results the server computed; Refresh asks it to recompute', async (t) => {
@@ -85,4 +86,171 @@ test('web dashboards: tiles show the results the server computed; Refresh asks i
   await phone.getByTestId('bold-number').waitFor()
   await assertFitsPhone(phone, 'dashboard')
   await assertAccessible(phone, 'dashboard (phone)')
+})
+
+const MIN = 60_000
+const HOUR = 60 * MIN
+const DAY = 24 * HOUR
+
+/**
+ * Signed up -> created project -> invited teammate, four days ago (T). By hand, for the ordered
+ * funnel with a 14-day window: p1, p2, p3, p4, p6, p7 sign up (6); p1 (10 min), p2 (30 min), p3 (2 h),
+ * p6 (20 min), p7 (3 days) create a project (5; mean 15 h, median 30 min); p1 (+50 min) and p3 (+1 h)
+ * invite (2; from signing up: 1 h and 3 h, mean 2 h). p5 only creates a project: never enters.
+ * p6 cancels between the first two steps (an exclusion, and strict order, drop them); p7 takes 3 days
+ * (a 2-day window drops them). Chrome: p1, p2, p6, p7; Firefox: p3, p4; Safari: p5.
+ */
+function funnelFixture(now: number) {
+  const t0 = now - 4 * DAY
+  const people: [string, string, [string, number][]][] = [
+    ['p1', 'Chrome', [['signed up', 0], ['created project', 10 * MIN], ['invited teammate', HOUR]]],
+    ['p2', 'Chrome', [['signed up', 0], ['created project', 30 * MIN]]],
+    ['p3', 'Firefox', [['signed up', 0], ['created project', 2 * HOUR], ['invited teammate', 3 * HOUR]]],
+    ['p4', 'Firefox', [['signed up', 0]]],
+    ['p5', 'Safari', [['created project', 0]]],
+    ['p6', 'Chrome', [['signed up', 0], ['cancelled', 5 * MIN], ['created project', 20 * MIN]]],
+    ['p7', 'Chrome', [['signed up', 0], ['created project', 3 * DAY]]],
+  ]
+  return people.flatMap(([id, browser, events]) => events.map(([event, at]) => ({
+    event, timestamp: new Date(t0 + at).toISOString(), properties: { distinct_id: id, $browser: browser },
+  })))
+}
+
+/** The "Funnel steps" table as [step, persons, conversion, from previous, dropped off, avg, median] rows. */
+async function funnelRows(page: Page): Promise<string[][]> {
+  const table = page.getByRole('table', { name: 'Funnel steps' })
+  await table.waitFor()
+  return table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())))
+}
+
+async function runAndWaitFor(page: Page, expected: (rows: string[][]) => boolean, read: (page: Page) => Promise<string[][]> = funnelRows): Promise<string[][]> {
+  await page.getByRole('button', { name: 'Run' }).click()
+  let last: string[][] = []
+  await eventually(async () => expected((last = await read(page))), 600).catch(() => assert.fail(`unexpected rows: ${JSON.stringify(last)}`))
+  return last
+}
+
+test('web funnels: steps with conversion and times, order, window, exclusions, breakdown, time to convert, trends', async (t) => {
+  const { app, url } = await startWebTally(t, { seed: false })
+  const batch = funnelFixture(Date.now())
+  const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
+  assert.equal(res.statusCode, 200, res.body)
+  await waitForEvents(app, batch.length)
+  const browser = await launchBrowser(t)
+  const page = await newPage(browser)
+  await signInWithKey(page, url, app.personalKey)
+  await page.goto(`${url}/insights/new`)
+  await page.getByRole('tab', { name: 'Funnels' }).click()
+  await page.getByLabel('Step 1', { exact: true }).fill('signed up')
+  for (const [i, event] of [[2, 'created project'], [3, 'invited teammate']] as const) {
+    await page.getByRole('button', { name: 'Add step' }).click()
+    await page.getByLabel(`Step ${i}`, { exact: true }).fill(event)
+  }
+  const counts = (rows: string[][]) => rows.map((r) => r[1]).join(',')
+
+  await t.test('steps: persons, conversion from the first and the previous step, drop-off, times to convert', async () => {
+    const rows = await runAndWaitFor(page, (r) => counts(r) === '6,5,2')
+    assert.deepEqual(rows[0], ['1. signed up', '6', '100.0%', '', '', '', ''])
+    assert.deepEqual(rows[1].slice(0, 5), ['2. created project', '5', '83.3%', '83.3%', '1 (16.7%)'])
+    assert.deepEqual(rows[1].slice(5), ['15h', '30m'], 'mean of 10 min, 30 min, 2 h, 20 min, 3 days; median 30 min')
+    assert.deepEqual(rows[2].slice(0, 6), ['3. invited teammate', '2', '33.3%', '40.0%', '3 (60.0%)', '55m'])
+    await page.getByRole('img', { name: 'Funnel chart' }).waitFor()
+    await assertAccessible(page, 'funnel steps')
+    await screenshot(page, 'insight-funnel')
+  })
+
+  await t.test('strict order drops p6 (another event between the steps)', async () => {
+    await page.getByLabel('Step order').selectOption('strict')
+    await runAndWaitFor(page, (r) => counts(r) === '6,4,2')
+    await page.getByLabel('Step order').selectOption('ordered')
+  })
+
+  await t.test('an exclusion between steps 1 and 2 takes p6 out of the funnel', async () => {
+    await page.getByRole('button', { name: 'Add exclusion' }).click()
+    await page.getByLabel('Excluded event 1').fill('cancelled')
+    await page.getByLabel('Between step (exclusion 1)').selectOption({ label: '1. signed up' })
+    await page.getByLabel('And step (exclusion 1)').selectOption({ label: '2. created project' })
+    await runAndWaitFor(page, (r) => counts(r) === '5,4,2')
+    await assertAccessible(page, 'funnel with an exclusion')
+    await page.getByRole('button', { name: 'Remove exclusion 1' }).click()
+  })
+
+  await t.test('a 2-day conversion window drops p7 (3 days)', async () => {
+    await page.getByLabel('Conversion window').fill('2')
+    await page.getByLabel('Window unit').selectOption('day')
+    await runAndWaitFor(page, (r) => counts(r) === '6,4,2')
+    await page.getByLabel('Window unit').selectOption('week')
+    await runAndWaitFor(page, (r) => counts(r) === '6,5,2')
+    await page.getByLabel('Conversion window').fill('14')
+    await page.getByLabel('Window unit').selectOption('day')
+  })
+
+  await t.test('breakdown by browser: a row per value, most entered first', async () => {
+    await page.getByLabel('Breakdown by event property').fill('$browser')
+    const read = async (p: Page) => {
+      const table = p.getByRole('table', { name: 'Funnel by breakdown' })
+      if ((await table.count()) === 0) return []
+      return table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())))
+    }
+    const rows = await runAndWaitFor(page, (r) => r.length === 2, read)
+    assert.deepEqual(rows, [
+      ['Chrome', '4', '4 (100.0%)', '1 (25.0%)', '25.0%'],
+      ['Firefox', '2', '1 (50.0%)', '1 (50.0%)', '50.0%'],
+    ])
+    await page.getByRole('img', { name: 'Funnel chart by breakdown' }).waitFor()
+    await assertAccessible(page, 'funnel by breakdown')
+    await screenshot(page, 'insight-funnel-breakdown')
+    await page.getByLabel('Breakdown by event property').fill('')
+  })
+
+  await t.test('time to convert: p1 in 1 h and p3 in 3 h, 2 h on average', async () => {
+    await page.getByLabel('Funnel view').selectOption('time_to_convert')
+    await page.getByRole('button', { name: 'Run' }).click()
+    await eventually(async () => (await page.getByTestId('average-conversion-time').count()) === 1 && (await page.getByTestId('average-conversion-time').innerText()) === '2h', 600)
+    const persons = await page.getByRole('table', { name: 'Time to convert' }).locator('tbody tr td:last-child').allInnerTexts()
+    assert.equal(persons.reduce((a, b) => a + Number(b), 0), 2)
+    await page.getByRole('img', { name: 'Time to convert chart' }).waitFor()
+    await assertAccessible(page, 'time to convert')
+    await screenshot(page, 'insight-funnel-time-to-convert')
+    // From step 2 to 3: p1 in 50 min and p3 in 1 h.
+    await page.getByLabel('From step').selectOption({ label: '2. created project' })
+    await page.getByRole('button', { name: 'Run' }).click()
+    await eventually(async () => (await page.getByTestId('average-conversion-time').innerText()) === '55m', 600)
+  })
+
+  await t.test('conversion trends: 2 of the 6 who entered on that day converted', async () => {
+    await page.getByLabel('Funnel view').selectOption('trends')
+    await page.getByLabel('From step').selectOption({ label: '1. signed up' })
+    const read = async (p: Page) => {
+      const table = p.getByRole('table', { name: 'Conversion by period' })
+      if ((await table.count()) === 0) return []
+      return table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())))
+    }
+    const rows = await runAndWaitFor(page, (r) => r.length > 0, read)
+    assert.deepEqual(rows.map((r) => r[1]).filter((v) => v !== '0.0%'), ['33.3%'], JSON.stringify(rows))
+    await page.getByRole('img', { name: 'Conversion trends chart' }).waitFor()
+    await assertAccessible(page, 'conversion trends')
+  })
+
+  await t.test('saved with its funnel settings; fits a phone', async () => {
+    await page.getByLabel('Funnel view').selectOption('steps')
+    await page.getByLabel('Step order').selectOption('strict')
+    await page.getByLabel('Window unit').selectOption('hour')
+    await page.getByLabel('Name').fill('Activation funnel')
+    await page.getByRole('button', { name: 'Save insight' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Activation funnel' }).waitFor()
+    const saved = (await privateApi(app).get('/insights/')).json().results.find((i: { name: string }) => i.name === 'Activation funnel')
+    assert.deepEqual(saved.query.source.funnelsFilter, { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'hour', funnelOrderType: 'strict', funnelVizType: 'steps' })
+    assert.deepEqual(saved.query.source.series.map((s: { event: string }) => s.event), ['signed up', 'created project', 'invited teammate'])
+    // Within 14 hours, strict: p7 (3 days) and p6 (an event between) drop at step 2.
+    assert.equal(counts(await funnelRows(page)), '6,3,2')
+
+    const phone = await newPage(browser, PHONE)
+    await signInWithKey(phone, url, app.personalKey)
+    await phone.goto(`${url}/insights/${saved.id}`)
+    await phone.getByRole('table', { name: 'Funnel steps' }).waitFor()
+    await assertFitsPhone(phone, 'funnel insight')
+    await assertAccessible(phone, 'funnel insight (phone)')
+    await screenshot(phone, 'insight-funnel-phone')
+  })
 })

@@ -1,6 +1,7 @@
 import type { Builder, Display } from './query-kinds.ts'
 import { KINDS } from './query-kinds.ts'
 import { Field } from '../ui.tsx'
+import { FunnelControls } from './funnel-builder.tsx'
 
 const MATHS = [['total', 'Total count'], ['dau', 'Unique users'], ['weekly_active', 'Weekly active'], ['monthly_active', 'Monthly active']] as const
 const RANGES = [['-24h', 'Last 24 hours'], ['-7d', 'Last 7 days'], ['-14d', 'Last 14 days'], ['-30d', 'Last 30 days'], ['-90d', 'Last 90 days'], ['mStart', 'This month'], ['-1y', 'Last year']] as const
@@ -61,6 +62,12 @@ export function InsightBuilder({ b, set, events, actions }: { b: Builder; set: (
           <Field label="Period">
             <select value={b.retentionPeriod} onChange={(e) => up('retentionPeriod', e.target.value as Builder['retentionPeriod'])}><option>Day</option><option>Week</option><option>Month</option></select>
           </Field>
+          <Field label="Retention type">
+            <select value={b.retentionType} onChange={(e) => up('retentionType', e.target.value as Builder['retentionType'])}>
+              <option value="retention_first_time">First time</option><option value="retention_recurring">Recurring</option>
+            </select>
+          </Field>
+          <Field label="Periods shown"><input type="number" min={1} max={100} value={b.retentionIntervals} onChange={(e) => up('retentionIntervals', Math.min(100, Math.max(1, Number(e.target.value) || 1)))} /></Field>
         </div>
       )}
       {hasSeries && (
@@ -68,12 +75,12 @@ export function InsightBuilder({ b, set, events, actions }: { b: Builder; set: (
           <Field label="Date range">
             <select value={b.dateFrom} onChange={(e) => up('dateFrom', e.target.value)}>{RANGES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
           </Field>
-          {b.kind !== 'RetentionQuery' && (
+          {b.kind !== 'RetentionQuery' && (b.kind !== 'FunnelsQuery' || b.funnelViz === 'trends') && (
             <Field label="Interval">
               <select value={b.interval} onChange={(e) => up('interval', e.target.value as Builder['interval'])}><option>hour</option><option>day</option><option>week</option><option>month</option></select>
             </Field>
           )}
-          {(b.kind === 'TrendsQuery' || b.kind === 'FunnelsQuery') && <Field label="Breakdown by event property"><input value={b.breakdown} onChange={(e) => up('breakdown', e.target.value)} placeholder="$browser" /></Field>}
+          {(b.kind === 'TrendsQuery' || (b.kind === 'FunnelsQuery' && b.funnelViz === 'steps')) && <Field label="Breakdown by event property"><input value={b.breakdown} onChange={(e) => up('breakdown', e.target.value)} placeholder="$browser" /></Field>}
           <Field label="Where property"><input value={b.propKey} onChange={(e) => up('propKey', e.target.value)} placeholder="$current_url" /></Field>
           <Field label="equals"><input value={b.propValue} onChange={(e) => up('propValue', e.target.value)} placeholder="(is set)" /></Field>
         </div>
@@ -86,16 +93,7 @@ export function InsightBuilder({ b, set, events, actions }: { b: Builder; set: (
           <label className="check"><input type="checkbox" checked={b.compare} onChange={(e) => up('compare', e.target.checked)} /> Compare to previous period</label>
         </div>
       )}
-      {b.kind === 'FunnelsQuery' && (
-        <div className="row">
-          <Field label="Conversion window (days)"><input type="number" min={1} max={365} value={b.funnelWindowDays} onChange={(e) => up('funnelWindowDays', Number(e.target.value))} /></Field>
-          <Field label="Step order">
-            <select value={b.funnelOrder} onChange={(e) => up('funnelOrder', e.target.value as Builder['funnelOrder'])}>
-              <option value="ordered">Sequential</option><option value="strict">Strict order</option><option value="unordered">Any order</option>
-            </select>
-          </Field>
-        </div>
-      )}
+      {b.kind === 'FunnelsQuery' && <FunnelControls b={b} set={set} />}
     </div>
   )
 }

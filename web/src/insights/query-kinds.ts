@@ -18,12 +18,25 @@ export interface Builder {
   compare: boolean
   propKey: string
   propValue: string
-  funnelWindowDays: number
+  funnelWindow: number
+  funnelWindowUnit: FunnelWindowUnit
   funnelOrder: 'ordered' | 'strict' | 'unordered'
+  funnelViz: FunnelViz
+  /** Steps time to convert and conversion trends measure between (0-based; `funnelToStep` null: the last). */
+  funnelFromStep: number
+  funnelToStep: number | null
+  exclusions: Exclusion[]
   retentionReturning: string
   retentionPeriod: 'Day' | 'Week' | 'Month'
+  retentionType: 'retention_first_time' | 'retention_recurring'
+  retentionIntervals: number
   sql: string
 }
+
+export type FunnelViz = 'steps' | 'time_to_convert' | 'trends'
+export type FunnelWindowUnit = 'minute' | 'hour' | 'day' | 'week' | 'month'
+/** An event that takes a person out of the funnel between two steps (0-based). */
+export interface Exclusion { event: string; from: number; to: number }
 
 export const KINDS: [Kind, string][] = [
   ['TrendsQuery', 'Trends'], ['FunnelsQuery', 'Funnels'], ['RetentionQuery', 'Retention'],
@@ -40,10 +53,17 @@ export const DEFAULT_BUILDER: Builder = {
   compare: false,
   propKey: '',
   propValue: '',
-  funnelWindowDays: 14,
+  funnelWindow: 14,
+  funnelWindowUnit: 'day',
   funnelOrder: 'ordered',
+  funnelViz: 'steps',
+  funnelFromStep: 0,
+  funnelToStep: null,
+  exclusions: [],
   retentionReturning: '',
   retentionPeriod: 'Day',
+  retentionType: 'retention_first_time',
+  retentionIntervals: 8,
   sql: 'SELECT event, count() AS events\nFROM events\nGROUP BY event\nORDER BY events DESC\nLIMIT 20',
 }
 
@@ -68,11 +88,7 @@ export function toQuery(b: Builder, dateFrom?: string): Json {
         ...(b.compare ? { compareFilter: { compare: true } } : {}),
       }
     case 'FunnelsQuery':
-      return {
-        kind: 'FunnelsQuery', ...common, series: b.series.map(eventNode), interval: b.interval,
-        funnelsFilter: { funnelWindowInterval: b.funnelWindowDays, funnelWindowIntervalUnit: 'day', funnelOrderType: b.funnelOrder, funnelVizType: 'steps' },
-        ...(b.breakdown ? { breakdownFilter: { breakdown: b.breakdown, breakdown_type: 'event' } } : {}),
-      }
+      return toFunnelsQuery(b, common)
     case 'RetentionQuery': {
       const first = b.series[0]?.event || '$pageview'
       return {
@@ -80,7 +96,7 @@ export function toQuery(b: Builder, dateFrom?: string): Json {
         retentionFilter: {
           targetEntity: { id: first, name: first, type: 'events' },
           returningEntity: { id: b.retentionReturning || first, name: b.retentionReturning || first, type: 'events' },
-          period: b.retentionPeriod, totalIntervals: 8, retentionType: 'retention_first_time',
+          period: b.retentionPeriod, totalIntervals: b.retentionIntervals, retentionType: b.retentionType,
         },
       }
     }
@@ -88,6 +104,25 @@ export function toQuery(b: Builder, dateFrom?: string): Json {
       return { kind: 'LifecycleQuery', ...common, series: b.series.slice(0, 1).map(eventNode), interval: b.interval }
     case 'StickinessQuery':
       return { kind: 'StickinessQuery', ...common, series: b.series.map(eventNode), interval: b.interval }
+  }
+}
+
+/**
+ * PostHog's `FunnelsQuery`: exclusions only between existing steps, and from/to steps only for the
+ * time-to-convert and trends views; a breakdown only for steps (the server answers the rest with a 400).
+ */
+function toFunnelsQuery(b: Builder, common: Json): Json {
+  const last = Math.max(0, b.series.length - 1)
+  const exclusions = b.exclusions.filter((x) => x.event && x.from < x.to && x.to <= last)
+    .map((x) => ({ kind: 'EventsNode', event: x.event, name: x.event, funnelFromStep: x.from, funnelToStep: x.to }))
+  const between = b.funnelViz === 'steps' ? {} : { funnelFromStep: Math.min(b.funnelFromStep, Math.max(0, last - 1)), funnelToStep: Math.min(b.funnelToStep ?? last, last) }
+  return {
+    kind: 'FunnelsQuery', ...common, series: b.series.map(eventNode), interval: b.interval,
+    funnelsFilter: {
+      funnelWindowInterval: b.funnelWindow, funnelWindowIntervalUnit: b.funnelWindowUnit, funnelOrderType: b.funnelOrder, funnelVizType: b.funnelViz,
+      ...(exclusions.length ? { exclusions } : {}), ...between,
+    },
+    ...(b.breakdown && b.funnelViz === 'steps' ? { breakdownFilter: { breakdown: b.breakdown, breakdown_type: 'event' } } : {}),
   }
 }
 
@@ -127,7 +162,7 @@ export function fromQuery(raw: unknown): Builder {
   const props = (q.properties as Json[] | undefined) ?? []
   if (props[0]) { b.propKey = String(props[0].key ?? ''); b.propValue = props[0].operator === 'is_set' ? '' : String(props[0].value ?? '') }
   const ff = q.funnelsFilter as Json | undefined
-  if (ff) { b.funnelWindowDays = Number(ff.funnelWindowInterval ?? 14); b.funnelOrder = (ff.funnelOrderType as Builder['funnelOrder']) ?? 'ordered' }
+  if (ff) readFunnelsFilter(b, ff)
   const rf = q.retentionFilter as Json | undefined
   if (rf) {
     const target = rf.targetEntity as Json | undefined
@@ -135,6 +170,20 @@ export function fromQuery(raw: unknown): Builder {
     b.series = [{ event: String(target?.id ?? '$pageview'), math: 'total' }]
     b.retentionReturning = String(returning?.id ?? '')
     b.retentionPeriod = (rf.period as Builder['retentionPeriod']) ?? 'Day'
+    if (rf.retentionType === 'retention_recurring') b.retentionType = 'retention_recurring'
+    if (typeof rf.totalIntervals === 'number') b.retentionIntervals = rf.totalIntervals
   }
   return b
+}
+
+const oneOf = <T extends string>(v: unknown, choices: readonly T[], fallback: T): T => (choices.includes(v as T) ? (v as T) : fallback)
+
+function readFunnelsFilter(b: Builder, ff: Json): void {
+  b.funnelWindow = Number(ff.funnelWindowInterval ?? 14)
+  b.funnelWindowUnit = oneOf(ff.funnelWindowIntervalUnit, ['minute', 'hour', 'day', 'week', 'month'], 'day')
+  b.funnelOrder = oneOf(ff.funnelOrderType, ['ordered', 'strict', 'unordered'], 'ordered')
+  b.funnelViz = oneOf(ff.funnelVizType, ['steps', 'time_to_convert', 'trends'], 'steps')
+  if (typeof ff.funnelFromStep === 'number') b.funnelFromStep = ff.funnelFromStep
+  if (typeof ff.funnelToStep === 'number') b.funnelToStep = ff.funnelToStep
+  b.exclusions = ((ff.exclusions as Json[] | undefined) ?? []).map((x) => ({ event: String(x.event ?? ''), from: Number(x.funnelFromStep ?? 0), to: Number(x.funnelToStep ?? 1) }))
 }
