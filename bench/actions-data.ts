@@ -3,6 +3,7 @@
 // generate_series. Deterministic (hash of the row number), so two runs scan the same rows.
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { SqlClient } from '../src/storage/sql/sql-client.ts'
+import { fillMaterializedSql } from '../src/storage/duckdb/materialized-properties.ts'
 
 export interface DataSet {
   events: number
@@ -77,6 +78,8 @@ export async function loadEvents(duck: DuckDBConnection, projectId: number, set:
               FROM range(${start}, ${end}) t(i))
       )`)
   }
+  // As the event store would have: the materialized property columns.
+  await duck.run(fillMaterializedSql(`project_id = ${projectId}`))
   await duck.run(`INSERT INTO person_overrides (project_id, old_person_id, override_person_id)
     SELECT ${projectId}, ${anonUuid('p')}, ${personUuid('p')} FROM range(0, ${set.persons}, 10) t(p)`)
 }

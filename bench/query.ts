@@ -11,6 +11,7 @@ import { QUERY_KINDS } from '../src/modules/query/query-kinds.ts'
 import { createQueryService } from '../src/modules/query/query-service.ts'
 import type { Project } from '../src/modules/projects/project-types.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
+import { fillMaterializedSql } from '../src/storage/duckdb/materialized-properties.ts'
 import { createDuckDbQueryEngine } from '../src/storage/duckdb/query/duckdb-query-engine.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
@@ -57,6 +58,8 @@ async function main() {
     let t0 = performance.now()
     if (!reuse) {
       await duck.connection.run(GENERATE)
+      // As the event store would have: the materialized property columns.
+      await duck.connection.run(fillMaterializedSql())
       await duck.connection.run('CHECKPOINT')
       console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
       if (process.env.BENCH_KEEP) console.log(`kept in ${path.join(dir, 'events.duckdb')}`)

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
 import { openDuckDb, type DuckDb } from '../../src/storage/duckdb/open-duckdb.ts'
+import { fillMaterializedSql } from '../../src/storage/duckdb/materialized-properties.ts'
 
 export interface TestEventRow {
   uuid?: string
@@ -45,5 +46,7 @@ export async function insertTestEvents(db: DuckDb, rows: readonly TestEventRow[]
       values,
     )
   }
+  // As the event store would have: the materialized property columns.
+  await db.connection.run(fillMaterializedSql())
   return uuids
 }

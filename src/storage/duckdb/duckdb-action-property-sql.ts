@@ -19,9 +19,20 @@ export interface ValueSource {
  * A key of a JSON text column (`properties`, `person_properties`) as a value source. The key is
  * bound as a JSON pointer, on first use only: DuckDB refuses a statement with an unused parameter.
  */
-export function jsonSource(column: string, key: string, params: SqlParams): ValueSource {
+export function jsonSource(column: string, key: string, params: SqlParams, materialized?: string): ValueSource {
   let pointer: string | undefined
   const bind = (): string => (pointer ??= params.add(`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`))
+  // A materialized column holds string values; other values (and older rows) are parsed from the JSON.
+  if (materialized) {
+    return {
+      get present() {
+        return `(${materialized} IS NOT NULL OR COALESCE(json_exists(${column}, ${bind()}), FALSE))`
+      },
+      get text() {
+        return `COALESCE(${materialized}, json_extract_string(${column}, ${bind()}), 'null')`
+      },
+    }
+  }
   return {
     get present() {
       return `COALESCE(json_exists(${column}, ${bind()}), FALSE)`

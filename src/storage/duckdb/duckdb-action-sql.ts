@@ -7,6 +7,7 @@ import { requiredMatchLiteral } from '../../domain/actions/string-literals.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { anyElement, selectorSql, type SqlParams } from './duckdb-action-elements-sql.ts'
 import { jsonSource, propertyFilterSql, toDuckDbRegex } from './duckdb-action-property-sql.ts'
+import { materializedColumn } from './materialized-properties.ts'
 
 /** An action as a SQL boolean over a row of `events` plus its parsed elements `__els` (when needed). */
 export interface ActionSql {
@@ -41,11 +42,13 @@ export function compileActionSql(steps: readonly ActionStepDefinition[], params:
     // Cheapest first: DuckDB evaluates an AND's terms in order, each on the rows the last kept.
     if (step.event) cheap.push(`event = ${params.add(step.event)}`)
     if (step.url) {
-      const needle = storedJsonText(requiredMatchLiteral(step.url, step.url_matching, 'contains'))
-      if (needle !== undefined) cheap.push(`contains(properties, ${params.add(needle)})`)
-      const url = jsonSource('properties', '$current_url', params)
+      // The url is a string `$current_url`: its materialized column holds exactly those (and is NULL
+      // otherwise), so the JSON is not read at all.
+      const url = materializedColumn('$current_url')!
+      const needle = requiredMatchLiteral(step.url, step.url_matching, 'contains')
+      if (needle !== undefined) cheap.push(`contains(${url}, ${params.add(needle)})`)
       const plan = planStringMatch(step.url, step.url_matching, 'contains')
-      cheap.push(`(json_type(properties, ${params.add('/$current_url')}) = 'VARCHAR' AND ${url.text} <> '' AND ${stringMatchSql(plan, url.text, params)})`)
+      cheap.push(`(${url} <> '' AND ${stringMatchSql(plan, url, params)})`)
     }
     if (step.href || step.tag_name || step.text) full.push(elementFieldsSql(step, params))
     if (step.selector) full.push(selectorSql(parseSelector(step.selector), params))
@@ -61,20 +64,6 @@ export function compileActionSql(steps: readonly ActionStepDefinition[], params:
   return { condition: ors.length === 0 ? 'FALSE' : `(${ors.join(' OR ')})`, prefilter: prefilterSql(stepParts, params), needsElements }
 }
 
-/**
- * How `text` appears inside the stored `properties` JSON: the event store keeps the text that
- * `JSON.stringify` wrote at capture (queued-event.ts), which escapes each character on its own (`"`,
- * `\\`, control characters), so a value containing `text` holds its escaped form verbatim. A lone
- * surrogate is escaped by itself but not inside a pair: no needle then.
- */
-function storedJsonText(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdfff) return undefined
-  }
-  return JSON.stringify(text).slice(1, -1)
-}
 
 /** OR over the steps of their cheap conditions; literals are bound only when the result uses them. */
 function prefilterSql(steps: { cheap: string[]; literals: string[] }[], params: SqlParams): string {
@@ -104,7 +93,7 @@ function elementFieldsSql(step: ActionStepDefinition, params: SqlParams): string
 export function stepFilterSql(filter: PropertyFilter, params: SqlParams): { condition: string; needsElements: boolean } {
   if (!isUsableFilter(filter)) return { condition: 'FALSE', needsElements: false }
   const type = filter.type ?? 'event'
-  if (type === 'event') return { condition: propertyFilterSql(filter, jsonSource('properties', filter.key, params), params), needsElements: false }
+  if (type === 'event') return { condition: propertyFilterSql(filter, jsonSource('properties', filter.key, params, materializedColumn(filter.key)), params), needsElements: false }
   if (type === 'person') {
     const source = jsonSource(`COALESCE(person_properties, '{}')`, filter.key, params)
     return { condition: propertyFilterSql(filter, source, params), needsElements: false }

@@ -2,6 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { EventStore, StoredEvent } from '../../ingestion/event-store.ts'
 import type { DuckDb } from './open-duckdb.ts'
+import { MATERIALIZED_COLUMNS, materializedExtractSql, materializedValuesSql } from './materialized-properties.ts'
 
 export interface DuckDbEventStoreOptions {
   /** A private directory for the batch file DuckDB reads (one file, rewritten per batch). */
@@ -65,13 +66,16 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
     await writeFile(file, buf.subarray(0, bytes))
     const maxLine = Math.max(DEFAULT_MAX_LINE_BYTES, longest + 1)
     // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId, personProperties, group0..group4].
+    // The materialized property columns are filled here, on DuckDB's threads (one JSON parse per row).
     const r = await c.run(`INSERT OR IGNORE INTO events
       (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties,
-       group_0, group_1, group_2, group_3, group_4)
+       group_0, group_1, group_2, group_3, group_4, ${MATERIALIZED_COLUMNS.join(', ')})
       SELECT DISTINCT ON (uuid) * FROM (
         SELECT x[1]::UUID AS uuid, x[2]::INTEGER, x[3], x[4], p, x[7],
-          make_timestamptz(x[5]::BIGINT * 1000), make_timestamptz(x[6]::BIGINT * 1000), x[8]::UUID, x[9], x[10], x[11], x[12], x[13], x[14]
-        FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]', '$[8]', '$[9]', '$[10]', '$[11]', '$[12]', '$[13]']) AS x, p
+          make_timestamptz(x[5]::BIGINT * 1000), make_timestamptz(x[6]::BIGINT * 1000), x[8]::UUID, x[9], x[10], x[11], x[12], x[13], x[14],
+          ${materializedValuesSql('m').join(', ')}
+        FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]', '$[8]', '$[9]', '$[10]', '$[11]', '$[12]', '$[13]']) AS x, p,
+                ${materializedExtractSql('p')} AS m
               FROM read_csv('${file.replace(/'/g, "''")}', delim = '\t', quote = '', escape = '', header = false,
                 auto_detect = false, max_line_size = ${maxLine}, columns = {'h': 'VARCHAR', 'p': 'VARCHAR'})))`)
     return { inserted: Number(r.rowsChanged) }

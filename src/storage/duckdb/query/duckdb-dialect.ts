@@ -7,6 +7,7 @@ import { AppError } from '../../../shared/errors.ts'
 import { ELEMENTS_SQL, type SqlParams } from '../duckdb-action-elements-sql.ts'
 import { jsonSource, propertyFilterSql } from '../duckdb-action-property-sql.ts'
 import { compileActionSql, stepFilterSql } from '../duckdb-action-sql.ts'
+import { materializedColumn } from '../materialized-properties.ts'
 
 /**
  * Everything about a query that depends on the SQL engine, for DuckDB. The plan compiler
@@ -53,7 +54,9 @@ export const duckDbDialect: Dialect = {
   },
   personId: 'COALESCE(o.override_person_id, e.person_id)',
   property(source, key, params) {
-    return jsonSourceText(source === 'event' ? 'e.properties' : 'e.person_properties', key, params)
+    const text = jsonSourceText(source === 'event' ? 'e.properties' : 'e.person_properties', key, params)
+    const column = source === 'event' ? materializedColumn(key, 'e') : undefined
+    return column ? `COALESCE(${column}, ${text})` : text
   },
   properties: (source) => (source === 'event' ? 'e.properties' : `COALESCE(e.person_properties, '{}')`),
   toNumber: (text) => `TRY_CAST(${text} AS DOUBLE)`,
@@ -110,7 +113,7 @@ export const duckDbDialect: Dialect = {
   },
   propertyFilter(filter, params) {
     const type = filter.type ?? 'event'
-    if (type === 'event') return { sql: propertyFilterSql(filter, jsonSource('e.properties', filter.key, params), params), needsElements: false }
+    if (type === 'event') return { sql: propertyFilterSql(filter, jsonSource('e.properties', filter.key, params, materializedColumn(filter.key, 'e')), params), needsElements: false }
     if (type === 'person') return { sql: propertyFilterSql(filter, jsonSource(`COALESCE(e.person_properties, '{}')`, filter.key, params), params), needsElements: false }
     if (type === 'element') {
       const r = stepFilterSql(filter, params)

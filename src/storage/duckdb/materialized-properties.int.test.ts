@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict'
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+import { MIGRATIONS } from '../../app/create-adapters.ts'
+import { createDuckDbEventStore } from './duckdb-event-store.ts'
+import { MATERIALIZED_PROPERTIES } from './materialized-properties.ts'
+import { openDuckDb } from './open-duckdb.ts'
+
+// Values a client can send for a materialized key: the column must hold exactly the string values
+// (what readers trust), and NULL for everything else, whichever way the row was written.
+const VALUES: unknown[] = [
+  'https://a.com/x?q="quoted"&t=\t', '', 'ünïcödé ✓ 𝄞', 'back\\slash', 'line\nbreak', 42, 0, true, false, null, { nested: 'x' }, ['x'], undefined,
+]
+
+function propertiesOf(i: number): Record<string, unknown> {
+  const props: Record<string, unknown> = { other: i }
+  for (const [k] of MATERIALIZED_PROPERTIES) {
+    const v = VALUES[(i + k.length) % VALUES.length]
+    if (v !== undefined) props[k] = v
+  }
+  return props
+}
+
+async function columnsOf(db: Awaited<ReturnType<typeof openDuckDb>>): Promise<Map<string, Record<string, unknown>>> {
+  const reader = await db.connection.runAndReadAll(`SELECT uuid::VARCHAR AS uuid, ${[...MATERIALIZED_PROPERTIES.values()].join(', ')} FROM events`)
+  return new Map(reader.getRowObjectsJson().map((r) => [String(r.uuid), r as Record<string, unknown>]))
+}
+
+function assertColumns(rows: Map<string, Record<string, unknown>>, expected: Map<string, Record<string, unknown>>) {
+  assert.equal(rows.size, expected.size)
+  for (const [uuid, props] of expected) {
+    for (const [key, column] of MATERIALIZED_PROPERTIES) {
+      const v = props[key]
+      assert.equal(rows.get(uuid)![column], typeof v === 'string' ? v : null, `${key} = ${JSON.stringify(v)}`)
+    }
+  }
+}
+
+test('the event store fills the materialized columns with string values only, and the migration fills older rows the same way', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-mat-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const expected = new Map<string, Record<string, unknown>>()
+  const events = VALUES.map((_, i) => {
+    const uuid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+    expected.set(uuid, propertiesOf(i))
+    return {
+      uuid, projectId: 1, event: '$pageview', distinctId: 'd', properties: JSON.stringify(propertiesOf(i)), elementsChain: '',
+      timestamp: new Date('2026-01-01T00:00:00Z'), createdAt: new Date('2026-01-01T00:00:00Z'), personId: null, personProperties: '{}',
+    }
+  })
+
+  // Written by the event store.
+  const db = await openDuckDb(path.join(dir, 'new.duckdb'), MIGRATIONS.duckdb)
+  const store = await createDuckDbEventStore(db, { stagingDir: path.join(dir, 'staging') })
+  await store.insertBatch(events)
+  await store.close()
+  assertColumns(await columnsOf(db), expected)
+  await db.close()
+
+  // Written before the columns existed (the migrations before 0005), then migrated.
+  const older = path.join(dir, 'older-migrations')
+  const files = (await readdir(MIGRATIONS.duckdb)).sort()
+  const matAt = files.findIndex((f) => f.startsWith('0005-'))
+  assert.ok(matAt > 0, 'the materialized-properties migration is present')
+  await cp(MIGRATIONS.duckdb, older, { recursive: true, filter: (src) => !files.slice(matAt).some((f) => src.endsWith(f)) })
+  const old = await openDuckDb(path.join(dir, 'old.duckdb'), older)
+  for (const e of events) {
+    await old.connection.run(`INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, created_at) VALUES ($1::UUID, 1, '$pageview', 'd', $2, now(), now())`, [e.uuid, e.properties])
+  }
+  await old.close()
+  const migrated = await openDuckDb(path.join(dir, 'old.duckdb'), MIGRATIONS.duckdb)
+  t.after(() => migrated.close())
+  assertColumns(await columnsOf(migrated), expected)
+})
