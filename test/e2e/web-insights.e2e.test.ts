@@ -252,5 +252,14 @@ test('web funnels: steps with conversion and times, order, window, exclusions, b
     await assertFitsPhone(phone, 'funnel insight')
     await assertAccessible(phone, 'funnel insight (phone)')
     await screenshot(phone, 'insight-funnel-phone')
+
+    // On a dashboard, the tile draws the funnel the server computed for the dashboard.
+    const api = privateApi(app)
+    const dashboard = (await api.post('/dashboards/', { name: 'Activation' })).json() as { id: number }
+    assert.equal((await api.patch(`/insights/${saved.id}/`, { dashboards: [dashboard.id] })).statusCode, 200)
+    await page.goto(`${url}/dashboards/${dashboard.id}`)
+    await page.getByRole('img', { name: 'Funnel chart' }).waitFor()
+    const tile = (await api.get(`/dashboards/${dashboard.id}/`)).json().tiles[0]
+    assert.deepEqual(tile.insight.result.map((s: { count: number }) => s.count), [6, 3, 2])
   })
 })

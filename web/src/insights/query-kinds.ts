@@ -113,7 +113,8 @@ export function toQuery(b: Builder, dateFrom?: string): Json {
  */
 function toFunnelsQuery(b: Builder, common: Json): Json {
   const last = Math.max(0, b.series.length - 1)
-  const exclusions = b.exclusions.filter((x) => x.event && x.from < x.to && x.to <= last)
+  // PostHog applies exclusions to sequential and strict funnels only.
+  const exclusions = b.funnelOrder === 'unordered' ? [] : b.exclusions.filter((x) => x.event && x.from < x.to && x.to <= last)
     .map((x) => ({ kind: 'EventsNode', event: x.event, name: x.event, funnelFromStep: x.from, funnelToStep: x.to }))
   const between = b.funnelViz === 'steps' ? {} : { funnelFromStep: Math.min(b.funnelFromStep, Math.max(0, last - 1)), funnelToStep: Math.min(b.funnelToStep ?? last, last) }
   return {
