@@ -47,6 +47,10 @@ export const BENCH_QUERIES: Record<string, { query: object; target: number }> = 
     query: { kind: 'FunnelsQuery', dateRange, series: ['$pageview', 'signup', 'purchase'].map((event) => ({ kind: 'EventsNode', event })), funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' } },
     target: 1,
   },
+  '7-interval daily retention (signup, then $pageview; 30 cohorts)': {
+    query: { kind: 'RetentionQuery', dateRange, retentionFilter: { period: 'Day', totalIntervals: 7, targetEntity: { id: 'signup', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' } } },
+    target: 1,
+  },
   'HogQL count grouped by event': { query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY count() DESC' }, target: 0.3 },
 }
 

@@ -1,6 +1,7 @@
 import type { QueryRunner } from './query-context.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
 import { runFunnelsQuery } from './run-funnels-query.ts'
+import { runRetentionQuery } from './run-retention-query.ts'
 import { runEventsQuery } from './run-events-query.ts'
 import { runHogQLQuery } from './run-hogql-query.ts'
 import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
@@ -12,6 +13,7 @@ import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
 export const QUERY_KINDS: Readonly<Record<string, QueryRunner>> = {
   TrendsQuery: runTrendsQuery,
   FunnelsQuery: runFunnelsQuery,
+  RetentionQuery: runRetentionQuery,
   EventsQuery: runEventsQuery,
   StickinessQuery: runStickinessQuery,
   LifecycleQuery: runLifecycleQuery,
