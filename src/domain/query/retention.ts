@@ -1,124 +1,105 @@
 import { validationError } from '../../shared/errors.ts'
-import { offsetSegments } from './bucket-keys.ts'
-import { shiftInstant, type DateRangeInput, type Interval, type ResolvedRange } from './date-range.ts'
-import { readChoice, readInteger, readNode, readText, type Node } from './query-fields.ts'
-import { and, col, fromEvents, fromPlan, lit, type Expr, type Plan } from './query-plan.ts'
+import { nextBucket, shiftInstant, startOfInterval, type DateRangeInput, type Interval, type ResolvedRange } from './date-range.ts'
+import { readArray, readChoice, readFlag, readInteger, readNode, readText, type Node } from './query-fields.ts'
 import { readDateRange, readSeries, type Series } from './trends-query.ts'
-import { formatInZone } from './zoned-time.ts'
 
 const PERIODS = ['Hour', 'Day', 'Week', 'Month'] as const
-type Period = (typeof PERIODS)[number]
-const INTERVAL: Record<Period, Interval> = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' }
+export type RetentionPeriod = (typeof PERIODS)[number]
+const INTERVAL: Record<RetentionPeriod, Interval> = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' }
 const TYPES = ['retention_recurring', 'retention_first_time', 'retention_first_ever_occurrence'] as const
+
+/**
+ * How a person enters a cohort: `recurring`, in every period they did the target event;
+ * `first_time`, in the period of their first target event ever that matches the filters;
+ * `first_ever`, in the period of their first target event ever (entity filters aside), only when
+ * that event also matches the entity's filters.
+ */
+export type CohortMode = 'recurring' | 'first_time' | 'first_ever'
 
 export interface RetentionQuery {
   target: Series
   returning: Series
-  period: Period
+  period: RetentionPeriod
   interval: Interval
-  /** Periods followed from each cohort's own (value 0) on. */
+  /** Values per cohort row (PostHog's `lookahead`): the cohort's own period and the ones after it. */
   totalIntervals: number
-  /** First time: a person's cohort is the period of their first target event ever. */
-  firstTime: boolean
+  mode: CohortMode
+  /** Value k counts persons who came back in period k or any later one (PostHog's `cumulative`). */
+  cumulative: boolean
   dateRange: DateRangeInput | undefined
   properties: unknown
+  /** Counts groups of this type instead of persons (`aggregation_group_type_index`). */
+  groupTypeIndex: number | null
 }
+
+/** PostHog's default entity when `targetEntity` / `returningEntity` is absent. */
+const PAGEVIEW = { id: '$pageview', type: 'events' }
 
 /** Reads a `RetentionQuery` node (PostHog's `RetentionFilter`); errors name the field under `query.`. */
 export function readRetentionQuery(node: Node, attr = 'query'): RetentionQuery {
   const fAttr = `${attr}.retentionFilter`
   const f = readNode(node.retentionFilter, fAttr)
-  if (node.aggregation_group_type_index !== undefined && node.aggregation_group_type_index !== null) {
-    throw validationError(`${attr}.aggregation_group_type_index`, 'Retention aggregated by groups is not supported yet.', 'invalid_input')
-  }
   const period = readChoice(f.period, `${fAttr}.period`, PERIODS, 'Day')
   const type = readChoice(f.retentionType, `${fAttr}.retentionType`, TYPES, 'retention_recurring')
-  const target = readEntity(f.targetEntity, `${fAttr}.targetEntity`)
-  const returning = f.returningEntity === undefined || f.returningEntity === null ? target : readEntity(f.returningEntity, `${fAttr}.returningEntity`)
+  if ((readInteger(f.minimumOccurrences, `${fAttr}.minimumOccurrences`, { min: 1, fallback: 1 }) ?? 1) > 1) {
+    throw validationError(`${fAttr}.minimumOccurrences`, 'Retention with a minimum number of occurrences above 1 is not supported yet.', 'invalid_input')
+  }
+  readChoice(f.timeWindowMode, `${fAttr}.timeWindowMode`, ['strict_calendar_dates'] as const, 'strict_calendar_dates')
+  if (node.breakdownFilter !== undefined && node.breakdownFilter !== null) {
+    const b = readNode(node.breakdownFilter, `${attr}.breakdownFilter`)
+    if ((b.breakdown ?? null) !== null || readArray(b.breakdowns, `${attr}.breakdownFilter.breakdowns`, { optional: true }).length > 0) {
+      throw validationError(`${attr}.breakdownFilter`, 'Retention breakdowns are not supported yet.', 'invalid_input')
+    }
+  }
+  if (node.properties !== undefined && node.properties !== null && !Array.isArray(node.properties)) readNode(node.properties, `${attr}.properties`)
   return {
-    target,
-    returning,
+    target: readEntity(f.targetEntity ?? PAGEVIEW, `${fAttr}.targetEntity`),
+    returning: readEntity(f.returningEntity ?? PAGEVIEW, `${fAttr}.returningEntity`),
     period,
     interval: INTERVAL[period],
+    // PostHog's schema default (8: the cohort's period and the 7 after it).
     totalIntervals: readInteger(f.totalIntervals, `${fAttr}.totalIntervals`, { min: 1, max: 64, fallback: 8 })!,
-    firstTime: type !== 'retention_recurring',
+    mode: type === 'retention_recurring' ? 'recurring' : type === 'retention_first_time' ? 'first_time' : 'first_ever',
+    cumulative: readFlag(f.cumulative, `${fAttr}.cumulative`),
     dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
     properties: node.properties,
+    groupTypeIndex: readInteger(node.aggregation_group_type_index, `${attr}.aggregation_group_type_index`, { min: 0, max: 4 }) ?? null,
   }
-}
-
-/** A retention entity `{id, type: 'events'|'actions', name}` (or a series node) as a series. */
-function readEntity(v: unknown, attr: string): Series {
-  const node = readNode(v, attr)
-  if (node.kind === 'EventsNode' || node.kind === 'ActionsNode') return readSeries(node, attr)
-  const type = readChoice(node.type, `${attr}.type`, ['events', 'actions'] as const, 'events')
-  if (type === 'actions') return readSeries({ kind: 'ActionsNode', id: node.id, name: node.name, properties: node.properties }, attr)
-  const id = node.id === null || node.id === undefined ? null : readText(node.id, `${attr}.id`)
-  return readSeries({ kind: 'EventsNode', event: id, name: node.name, properties: node.properties }, attr)
-}
-
-/** The default range when none is given: the last `totalIntervals` periods, the current one included. */
-export function defaultRetentionFrom(q: RetentionQuery, now: Date, timeZone: string): string {
-  return shiftInstant(now, q.interval, -(q.totalIntervals - 1), timeZone).toISOString()
 }
 
 /**
- * Per person, one bit per period of the range: the periods they entered a cohort in (`cohorts`:
- * each period with a target event; first time: only that of their first target event ever) and the
- * periods they came back in (`returns`). Then, per cohort period c and offset k, the persons with
- * bit c in `cohorts` and bit c+k in `returns` (`v<c>_<k>`; k = 0 is the cohort's size).
- * `keys` are the range's period keys (at most 64).
+ * A retention entity `{id, type: 'events'|'actions', name, properties}` (PostHog's `RetentionEntity`;
+ * `kind: 'EventsNode'|'ActionsNode'` may stand for `type`) as a series. An event `id` of null is
+ * any event; an action `id` is the action's number.
  */
-export function retentionPlan(q: RetentionQuery, range: ResolvedRange, keys: readonly number[], target: Expr | undefined, returning: Expr | undefined): Plan {
-  const n = keys.length
-  if (n > 64) throw validationError('query.dateRange', `Retention covers at most 64 periods (this range has ${n}).`, 'invalid_input')
-  // Offsets from a period before the range: first target events older than that fall before the first key.
-  const bucket = (arg: Expr): Expr => ({ op: 'bucket', interval: q.interval, offsets: offsetSegments(shiftInstant(range.from, q.interval, -1, range.timeZone), range.to, range.timeZone), arg })
-  const index = (key: Expr): Expr => ({ op: 'case', when: keys.map((k, i) => [{ op: 'binary', fn: '=', left: key, right: lit(k) }, lit(i)] as [Expr, Expr]), else: lit(null) })
-  const bitOf = (ts: Expr): Expr => ({ op: 'bit_flag', index: index(bucket(ts)) })
-  const inRange: Expr = { op: 'binary', fn: '>=', left: col('timestamp'), right: { op: 'time', value: range.from } }
-  const isTarget = target ?? lit(true)
-  const isReturn = returning ?? lit(true)
-  const when = (cond: Expr, then: Expr): Expr => ({ op: 'case', when: [[cond, then]], else: lit(null) })
-  const perPerson: Plan = {
-    source: fromEvents(),
-    select: [
-      { alias: 'person', expr: { op: 'person_id' } },
-      q.firstTime
-        ? { alias: 'first_target', expr: { op: 'aggregate', fn: 'min', arg: when(isTarget, col('timestamp')) } }
-        : { alias: 'cohorts', expr: { op: 'aggregate', fn: 'bit_or', arg: when({ op: 'and', args: [isTarget, inRange] }, bitOf(col('timestamp'))) } },
-      { alias: 'returns', expr: { op: 'aggregate', fn: 'bit_or', arg: when({ op: 'and', args: [isReturn, inRange] }, bitOf(col('timestamp'))) } },
-    ],
-    // First time reads the target's whole history (a cohort is the first time ever).
-    where: and(
-      { op: 'binary', fn: '<', left: col('timestamp'), right: { op: 'time', value: range.to } },
-      q.firstTime ? undefined : inRange,
-      { op: 'or', args: [isTarget, isReturn] },
-      { op: 'not', arg: { op: 'is_null', arg: { op: 'person_id' } } },
-    ),
-    groupBy: [{ op: 'person_id' }],
-  }
-  const persons: Plan = q.firstTime
-    ? { source: fromPlan(perPerson), select: [{ alias: 'cohorts', expr: bitOf(col('first_target')) }, { alias: 'returns', expr: col('returns') }] }
-    : perPerson
-  const mask = (i: number) => (1n << BigInt(i)).toString()
-  const inCohort = (c: number): Expr => ({ op: 'bits_any', arg: col('cohorts'), mask: mask(c) })
-  const cells: Plan['select'] = []
-  for (let c = 0; c < n; c++) {
-    for (let k = 0; k < Math.min(q.totalIntervals, n - c); k++) {
-      const counted = k === 0 ? inCohort(c) : { op: 'and', args: [inCohort(c), { op: 'bits_any', arg: col('returns'), mask: mask(c + k) }] } as Expr
-      cells.push({ alias: `v${c}_${k}`, expr: { op: 'aggregate', fn: 'count', arg: when(counted, lit(1)) } })
-    }
-  }
-  return { source: fromPlan(persons), select: cells, where: { op: 'not', arg: { op: 'is_null', arg: col('cohorts') } } }
+function readEntity(v: unknown, attr: string): Series {
+  const node = readNode(v, attr)
+  const kind = node.kind === undefined || node.kind === null ? undefined : readChoice(node.kind, `${attr}.kind`, ['EventsNode', 'ActionsNode'] as const)
+  const type = readChoice(node.type ?? (kind === 'ActionsNode' ? 'actions' : kind === 'EventsNode' ? 'events' : undefined), `${attr}.type`, ['events', 'actions'] as const, 'events')
+  const common = { name: node.name, custom_name: node.custom_name, properties: node.properties }
+  if (type === 'actions') return readSeries({ ...common, kind: 'ActionsNode', id: node.id }, attr)
+  const id = node.id !== undefined ? node.id : node.event
+  if (id !== undefined && id !== null && typeof id !== 'string') throw validationError(`${attr}.id`, 'An event name (a string) or null is required.', 'invalid_input')
+  return readSeries({ ...common, kind: 'EventsNode', event: readText(id, `${attr}.id`, { nullable: true }) ?? null }, attr)
 }
 
-/** PostHog's retention rows: one per cohort period, `values` for the periods that have started. */
-export function shapeRetention(row: Record<string, unknown> | undefined, q: RetentionQuery, range: ResolvedRange) {
-  const n = range.buckets.length
-  return range.buckets.map((start, c) => ({
-    date: formatInZone(start, range.timeZone),
-    label: `${q.period} ${c}`,
-    values: Array.from({ length: Math.min(q.totalIntervals, n - c) }, (_, k) => ({ count: Number(row?.[`v${c}_${k}`] ?? 0), label: `${q.period} ${k}` })),
-  }))
+/**
+ * The date range as PostHog's retention reads it (`QueryDateRangeWithIntervals`): the end goes to
+ * the end of the period holding `date_to` (now by default); the start is the start of the period
+ * holding `date_from`, or without one, `totalIntervals` periods back from the end.
+ * `base` is the range resolved from the input as for other kinds.
+ */
+export function retentionRange(base: ResolvedRange, q: RetentionQuery): ResolvedRange {
+  const { interval, timeZone } = base
+  const lastStart = startOfInterval(new Date(base.to.getTime() - 1), interval, timeZone)
+  const to = nextBucket(lastStart, interval, timeZone)
+  const from = q.dateRange?.date_from ? base.from : shiftInstant(lastStart, interval, -(q.totalIntervals - 1), timeZone)
+  const buckets: Date[] = []
+  for (let b = from; b.getTime() < to.getTime(); b = nextBucket(b, interval, timeZone)) {
+    buckets.push(b)
+    if (buckets.length > 64) {
+      throw validationError('query.dateRange', 'Retention covers at most 64 periods: choose a shorter range or a longer period.', 'invalid_input')
+    }
+  }
+  return { from, to, interval, timeZone, buckets }
 }
