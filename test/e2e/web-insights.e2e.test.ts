@@ -263,3 +263,80 @@ test('web funnels: steps with conversion and times, order, window, exclusions, b
     assert.deepEqual(tile.insight.result.map((s: { count: number }) => s.count), [6, 3, 2])
   })
 })
+
+/**
+ * "opened app" at noon (UTC) some days ago: u1 on days -5, -4, -2; u2 on -5, -3; u3 on -4, -3, -2, -1;
+ * u4 on -2. First time, by day: cohort -5 is u1 and u2 (back: u1 on +1 and +3, u2 on +2), cohort -4
+ * is u3 (back on +1, +2, +3), cohort -2 is u4 (never back). Recurring: day -4 is u1 and u3 (back: u3
+ * on +1, both on +2, u3 on +3).
+ */
+function retentionFixture(today: number) {
+  const days: [string, number[]][] = [['u1', [5, 4, 2]], ['u2', [5, 3]], ['u3', [4, 3, 2, 1]], ['u4', [2]]]
+  return days.flatMap(([id, ago]) => ago.map((d) => ({ event: 'opened app', timestamp: new Date(today - d * DAY + 12 * HOUR).toISOString(), properties: { distinct_id: id } })))
+}
+
+/** The "Retention" grid as rows of [cohort, size, % per period...] (the first row is the mean). */
+async function retentionRows(page: Page): Promise<string[][]> {
+  const table = page.getByRole('table', { name: 'Retention' })
+  if ((await table.count()) === 0) return []
+  return table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => (c.textContent ?? '').trim())))
+}
+
+test('web retention: a cohort per day of the range with sizes and heat, periods not begun left blank, mean curve, first-time and recurring', async (t) => {
+  const { app, url } = await startWebTally(t, { seed: false })
+  const today = Math.floor(Date.now() / DAY) * DAY
+  const batch = retentionFixture(today)
+  const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
+  assert.equal(res.statusCode, 200, res.body)
+  await waitForEvents(app, batch.length)
+  const browser = await launchBrowser(t)
+  const page = await newPage(browser)
+  await signInWithKey(page, url, app.personalKey)
+  await page.goto(`${url}/insights/new`)
+  await page.getByRole('tab', { name: 'Retention' }).click()
+  await page.getByLabel('First event').fill('opened app')
+  const day = (ago: number) => new Date(today - ago * DAY).toISOString().slice(0, 10)
+  const row = (rows: string[][], ago: number) => rows.find((r) => r[0] === day(ago))
+
+  await t.test('first time, last 7 days, 8 periods: each cohort\'s size and share back per day, and the mean', async () => {
+    await page.getByLabel('Periods shown').fill('8')
+    const rows = await runAndWaitFor(page, (r) => r.length === 9, retentionRows)
+    assert.deepEqual(rows.map((r) => r[0]), ['Mean', ...[7, 6, 5, 4, 3, 2, 1, 0].map(day)])
+    assert.deepEqual(row(rows, 5), [day(5), '2', '100%', '50%', '50%', '50%', '0%', '0%', '', ''])
+    assert.deepEqual(row(rows, 4), [day(4), '1', '100%', '100%', '100%', '100%', '0%', '', '', ''])
+    assert.deepEqual(row(rows, 2), [day(2), '1', '100%', '0%', '0%', '', '', '', '', ''])
+    assert.deepEqual(row(rows, 3)?.slice(1, 2), ['0'], 'no one did it first on day -3')
+    // Mean over the non-empty cohorts that reached each period: (50+100+0)/3, (50+100+0)/3, (50+100)/2...
+    assert.deepEqual(rows[0].slice(2, 7), ['100.0%', '50.0%', '50.0%', '75.0%', '0.0%'])
+    await page.getByRole('img', { name: 'Retention curve' }).waitFor()
+    await assertAccessible(page, 'retention')
+    await screenshot(page, 'insight-retention')
+  })
+
+  await t.test('recurring: every day someone came is a cohort', async () => {
+    await page.getByLabel('Retention type').selectOption({ label: 'Recurring' })
+    const rows = await runAndWaitFor(page, (r) => row(r, 4)?.[1] === '2', retentionRows)
+    assert.deepEqual(row(rows, 4), [day(4), '2', '100%', '50%', '100%', '50%', '0%', '', '', ''])
+    assert.deepEqual(row(rows, 0), [day(0), '0', '0%', '', '', '', '', '', '', ''], 'today: only its own period has begun')
+    assert.deepEqual(row(rows, 2)?.slice(0, 4), [day(2), '3', '100%', '33%'])
+  })
+
+  await t.test('4 periods: a cohort per day of the range, 4 periods each; saved with its settings; fits a phone', async () => {
+    await page.getByLabel('Periods shown').fill('4')
+    const rows = await runAndWaitFor(page, (r) => r.length === 9 && r[0].length === 2 + 4, retentionRows)
+    assert.deepEqual(rows.map((r) => r[0]), ['Mean', ...[7, 6, 5, 4, 3, 2, 1, 0].map(day)])
+    assert.deepEqual(row(rows, 4), [day(4), '2', '100%', '50%', '100%', '50%'])
+    await page.getByLabel('Name').fill('Comeback')
+    await page.getByRole('button', { name: 'Save insight' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Comeback' }).waitFor()
+    const saved = (await privateApi(app).get('/insights/')).json().results.find((i: { name: string }) => i.name === 'Comeback')
+    assert.equal(saved.query.source.retentionFilter.retentionType, 'retention_recurring')
+    assert.equal(saved.query.source.retentionFilter.totalIntervals, 4)
+    const phone = await newPage(browser, PHONE)
+    await signInWithKey(phone, url, app.personalKey)
+    await phone.goto(`${url}/insights/${saved.id}`)
+    await phone.getByRole('table', { name: 'Retention' }).waitFor()
+    await assertFitsPhone(phone, 'retention insight')
+    await assertAccessible(phone, 'retention insight (phone)')
+  })
+})

@@ -41,7 +41,7 @@ function FunnelSteps({ steps, small }: { steps: FunnelStep[]; small?: boolean })
   const option = {
     tooltip: { trigger: 'axis' },
     legend: { bottom: 0 },
-    grid: { left: 48, right: 16, top: 28, bottom: 56 },
+    grid: { left: 48, right: 16, top: 28, bottom: 72 },
     xAxis: { type: 'category', data: steps.map(stepName), axisLabel: { interval: 0, width: 90, overflow: 'break' } },
     yAxis: { type: 'value', minInterval: 1 },
     series: [
@@ -85,7 +85,7 @@ function FunnelBreakdown({ values, small }: { values: FunnelStep[][]; small?: bo
   const option = {
     tooltip: { trigger: 'axis' },
     legend: { type: 'scroll', bottom: 0 },
-    grid: { left: 48, right: 16, top: 28, bottom: 56 },
+    grid: { left: 48, right: 16, top: 28, bottom: 72 },
     xAxis: { type: 'category', data: steps.map(stepName), axisLabel: { interval: 0, width: 90, overflow: 'break' } },
     yAxis: { type: 'value', minInterval: 1 },
     series: values.map((v) => {
