@@ -299,7 +299,7 @@ test('web retention: a cohort per day of the range with sizes and heat, periods 
   const row = (rows: string[][], ago: number) => rows.find((r) => r[0] === day(ago))
 
   await t.test('first time, last 7 days, 8 periods: each cohort\'s size and share back per day, and the mean', async () => {
-    await page.getByLabel('Periods shown').fill('8')
+    await page.getByLabel('Periods per cohort').fill('8')
     const rows = await runAndWaitFor(page, (r) => r.length === 9, retentionRows)
     assert.deepEqual(rows.map((r) => r[0]), ['Mean', ...[7, 6, 5, 4, 3, 2, 1, 0].map(day)])
     assert.deepEqual(row(rows, 5), [day(5), '2', '100%', '50%', '50%', '50%', '0%', '0%', '', ''])
@@ -322,7 +322,7 @@ test('web retention: a cohort per day of the range with sizes and heat, periods 
   })
 
   await t.test('4 periods: a cohort per day of the range, 4 periods each; saved with its settings; fits a phone', async () => {
-    await page.getByLabel('Periods shown').fill('4')
+    await page.getByLabel('Periods per cohort').fill('4')
     const rows = await runAndWaitFor(page, (r) => r.length === 9 && r[0].length === 2 + 4, retentionRows)
     assert.deepEqual(rows.map((r) => r[0]), ['Mean', ...[7, 6, 5, 4, 3, 2, 1, 0].map(day)])
     assert.deepEqual(row(rows, 4), [day(4), '2', '100%', '50%', '100%', '50%'])

@@ -42,7 +42,7 @@ function FunnelSteps({ steps, small }: { steps: FunnelStep[]; small?: boolean })
     tooltip: { trigger: 'axis' },
     legend: { bottom: 0 },
     grid: { left: 48, right: 16, top: 28, bottom: 72 },
-    xAxis: { type: 'category', data: steps.map(stepName), axisLabel: { interval: 0, width: 90, overflow: 'break' } },
+    xAxis: { type: 'category', data: steps.map(stepName), axisLabel: { interval: 0, width: 72, overflow: 'break' } },
     yAxis: { type: 'value', minInterval: 1 },
     series: [
       { name: 'Converted', type: 'bar', stack: 'funnel', data: counts },
@@ -86,7 +86,7 @@ function FunnelBreakdown({ values, small }: { values: FunnelStep[][]; small?: bo
     tooltip: { trigger: 'axis' },
     legend: { type: 'scroll', bottom: 0 },
     grid: { left: 48, right: 16, top: 28, bottom: 72 },
-    xAxis: { type: 'category', data: steps.map(stepName), axisLabel: { interval: 0, width: 90, overflow: 'break' } },
+    xAxis: { type: 'category', data: steps.map(stepName), axisLabel: { interval: 0, width: 72, overflow: 'break' } },
     yAxis: { type: 'value', minInterval: 1 },
     series: values.map((v) => {
       const first = v[0]?.count ?? 0

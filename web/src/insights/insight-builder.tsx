@@ -67,7 +67,7 @@ export function InsightBuilder({ b, set, events, actions }: { b: Builder; set: (
               <option value="retention_first_time">First time</option><option value="retention_recurring">Recurring</option>
             </select>
           </Field>
-          <Field label="Periods shown"><input type="number" min={1} max={100} value={b.retentionIntervals} onChange={(e) => up('retentionIntervals', Math.min(100, Math.max(1, Number(e.target.value) || 1)))} /></Field>
+          <Field label="Periods per cohort"><input type="number" min={1} max={100} value={b.retentionIntervals} onChange={(e) => up('retentionIntervals', Math.min(100, Math.max(1, Number(e.target.value) || 1)))} /></Field>
         </div>
       )}
       {hasSeries && (
