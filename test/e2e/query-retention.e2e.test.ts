@@ -207,7 +207,7 @@ test('weeks (Sunday start, the end stretched to the end of its week) and months'
   assert.equal(recent.results[2].date, `${new Date().toISOString().slice(0, 10)}T00:00:00Z`)
 })
 
-test('project timezone across a DST change: periods are local days (America/New_York, 10 March 2024)', async (t) => {
+test('project timezone across a DST change: periods are local days and hours (America/New_York, 10 March 2024)', async (t) => {
   const zoned = await buildTestApp(t, { env: { TALLY_LOG_LEVEL: 'silent' } })
   const ZONE = 'America/New_York'
   assert.equal((await privateApi(zoned).patch('/', { timezone: ZONE })).statusCode, 200)
@@ -216,6 +216,10 @@ test('project timezone across a DST change: periods are local days (America/New_
   // Every 25 minutes from 2024-03-07 00:00Z for 6 days: events fall on both sides of each local midnight.
   for (let t0 = Date.parse('2024-03-07T00:00:00Z'); t0 < Date.parse('2024-03-13T00:00:00Z'); t0 += 25 * 60_000) {
     if (r() < 0.25) events.push({ event: 'tick', distinct_id: `z${Math.floor(r() * 8)}`, timestamp: new Date(t0).toISOString() })
+  }
+  // Denser around the spring-forward night (local 02:00 does not exist) for hourly periods.
+  for (let t0 = Date.parse('2024-03-10T04:00:00Z'); t0 < Date.parse('2024-03-10T11:00:00Z'); t0 += 5 * 60_000) {
+    if (r() < 0.5) events.push({ event: 'tick', distinct_id: `z${Math.floor(r() * 8)}`, timestamp: new Date(t0).toISOString() })
   }
   await captureEvents(zoned, events)
   const localDay = (e: TestEvent) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(e.timestamp))
@@ -226,6 +230,15 @@ test('project timezone across a DST change: periods are local days (America/New_
     assert.deepEqual(counts(body), expectedGrid(events, { periods: days, periodOf: localDay, target: tick, returning: tick, mode, totalIntervals: 4, actorOf: (e) => e.distinct_id }), mode)
     assert.deepEqual(body.results.map((x: { date: string }) => x.date), ['2024-03-08T00:00:00-05:00', '2024-03-09T00:00:00-05:00', '2024-03-10T00:00:00-05:00', '2024-03-11T00:00:00-04:00', '2024-03-12T00:00:00-04:00'])
   }
+  const localHour = (e: TestEvent) => {
+    const f = Object.fromEntries(new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit' }).formatToParts(new Date(e.timestamp)).map((x) => [x.type, x.value]))
+    return `${f.year}-${f.month}-${f.day} ${f.hour}`
+  }
+  const hours = ['00', '01', '03', '04', '05'].map((h) => `2024-03-10 ${h}`)
+  const hourly = await queryOk(zoned, retention({ period: 'Hour', totalIntervals: 3, targetEntity: ev('tick'), returningEntity: ev('tick') }, { dateRange: { date_from: '2024-03-10T00:00:00', date_to: '2024-03-10T05:00:00' } }))
+  assert.deepEqual(hourly.results.map((x: { date: string }) => x.date), ['2024-03-10T00:00:00-05:00', '2024-03-10T01:00:00-05:00', '2024-03-10T03:00:00-04:00', '2024-03-10T04:00:00-04:00', '2024-03-10T05:00:00-04:00'])
+  assert.deepEqual(counts(hourly), expectedGrid(events, { periods: hours, periodOf: localHour, target: tick, returning: tick, totalIntervals: 3, actorOf: (e) => e.distinct_id }))
+  assert.deepEqual(hourly.results[0].values.map((v: { label: string }) => v.label), ['Hour 0', 'Hour 1', 'Hour 2'])
   const utcAnswer = expectedGrid(events, { periods: days, periodOf: utcDay, target: tick, returning: tick, totalIntervals: 4, actorOf: (e) => e.distinct_id })
   const zonedAnswer = expectedGrid(events, { periods: days, periodOf: localDay, target: tick, returning: tick, totalIntervals: 4, actorOf: (e) => e.distinct_id })
   assert.notDeepEqual(utcAnswer, zonedAnswer, 'the data set tells local days from UTC days')

@@ -42,6 +42,8 @@ export type Expr =
   | { op: 'bit_flag'; index: Expr }
   /** Whether the word `arg` shares a set bit with `mask` (a decimal string of an unsigned 64-bit value). */
   | { op: 'bits_any'; arg: Expr; mask: string }
+  /** The 64-bit word `arg` shifted right by `by` bits (0-63). */
+  | { op: 'bits_shift_right'; arg: Expr; by: Expr }
   | { op: 'and' | 'or'; args: Expr[] }
   | { op: 'not'; arg: Expr }
   | { op: 'is_null'; arg: Expr }

@@ -14,23 +14,28 @@ export interface RetentionMatch {
 
 const when = (cond: Expr, then: Expr): Expr => ({ op: 'case', when: [[cond, then]], else: lit(null) })
 const bitMask = (bits: number[]): string => bits.reduce((m, i) => m | (1n << BigInt(i)), 0n).toString()
+const STEP_MS = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const
 
 /**
  * The retention grid in one pass over the events. Per actor (the merged person, or a group), two
  * 64-bit words with a bit per period of the range: `cohorts`, the periods the actor entered a
- * cohort in, and `returns`, the periods they did the returning event in. Then, per cohort period c
- * and offset k (c + k inside the range), the actors with bit c in `cohorts` and bit c + k in
- * `returns` (`cumulative`: any bit from c + k to the end of the cohort's look-ahead), as
- * `v<c>_<k>`; k = 0 is the cohort's size, as PostHog counts it. One row.
+ * cohort in, and `returns`, the periods they did the returning event in. Each actor is then
+ * repeated once per cohort it is in (`c`), with `returns` shifted right by c bits, so that per
+ * cohort value k is one count of the actors with bit k set (`cumulative`: any bit from k to the
+ * end of the look-ahead); k = 0 is the cohort's size, as PostHog counts it. First time: each actor
+ * is in one cohort at most, the period of its first target event (none if that is before the range). Rows `{c, v0..v<L-1>}`,
+ * only for cohorts with actors.
  */
 export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: RetentionMatch): Plan {
   const keys = rangeKeys(range)
   const n = keys.length
-  // Offsets from a period before the range: older instants are only ever compared with keys of the range.
+  // Offsets from a month before the range: older instants are only ever compared with keys of the range.
   const offsets = offsetSegments(new Date(range.from.getTime() - 32 * 86_400_000), range.to, range.timeZone)
   const bucket = (ts: Expr): Expr => ({ op: 'bucket', interval: q.interval, offsets, arg: ts })
-  const index = (key: Expr): Expr => ({ op: 'case', when: keys.map((k, i) => [{ op: 'binary', fn: '=', left: key, right: lit(k) }, lit(i)] as [Expr, Expr]), else: lit(null) })
-  const bitOf = (ts: Expr): Expr => ({ op: 'bit_flag', index: index(bucket(ts)) })
+  // The period's index in the range: arithmetic on the keys (hours, days and weeks are evenly spaced), a lookup for months.
+  const index = (ts: Expr): Expr => q.interval === 'month'
+    ? { op: 'case', when: keys.map((k, i) => [{ op: 'binary', fn: '=', left: bucket(ts), right: lit(k) }, lit(i)] as [Expr, Expr]), else: lit(null) }
+    : { op: 'binary', fn: '/', left: { op: 'binary', fn: '-', left: bucket(ts), right: lit(keys[0]!) }, right: lit(STEP_MS[q.interval]) }
   const inRange: Expr = { op: 'binary', fn: '>=', left: col('timestamp'), right: { op: 'time', value: range.from } }
   const isTarget = m.target ?? lit(true)
   const isReturn = m.returning ?? lit(true)
@@ -38,46 +43,65 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
   const hasActor: Expr = q.groupTypeIndex === null
     ? { op: 'not', arg: { op: 'is_null', arg: actor } }
     : and({ op: 'not', arg: { op: 'is_null', arg: actor } }, { op: 'binary', fn: '!=', left: actor, right: lit('') })!
-  const firstOf = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'min', arg: when(cond, col('timestamp')) })
-  const returns = { alias: 'returns', expr: { op: 'aggregate', fn: 'bit_or', arg: when({ op: 'and', args: [isReturn, inRange] }, bitOf(col('timestamp'))) } as Expr }
-  let cohortSelect: Plan['select']
-  if (q.mode === 'recurring') {
-    cohortSelect = [{ alias: 'cohorts', expr: { op: 'aggregate', fn: 'bit_or', arg: when({ op: 'and', args: [isTarget, inRange] }, bitOf(col('timestamp'))) } }]
-  } else if (q.mode === 'first_time') {
-    cohortSelect = [{ alias: 'first_target', expr: firstOf(isTarget) }]
-  } else {
-    cohortSelect = [{ alias: 'first_target', expr: firstOf(isTarget) }, { alias: 'first_any', expr: firstOf(m.targetAnyProperties ?? lit(true)) }]
-  }
-  const perActor: Plan = {
+  // Per event: its actor, what it is, and its period (computed once per row).
+  const recurring = q.mode === 'recurring'
+  const perEvent: Plan = {
     source: fromEvents(),
-    select: [{ alias: 'actor', expr: actor }, ...cohortSelect, returns],
+    select: [
+      { alias: 'actor', expr: actor },
+      { alias: 'is_target', expr: isTarget },
+      { alias: 'is_return', expr: { op: 'and', args: [isReturn, inRange] } },
+      { alias: 'ts', expr: col('timestamp') },
+      { alias: 'period', expr: index(col('timestamp')) },
+      ...(q.mode === 'first_ever' ? [{ alias: 'is_target_any', expr: m.targetAnyProperties ?? lit(true) }] : []),
+    ],
     // Recurring reads the range only; first time reads the target's whole history before the range's end.
     where: and(
       { op: 'binary', fn: '<', left: col('timestamp'), right: { op: 'time', value: range.to } },
-      q.mode === 'recurring' ? inRange : undefined,
-      q.mode === 'first_ever' ? undefined : { op: 'or', args: [isTarget, isReturn] },
+      recurring ? inRange : undefined,
+      { op: 'or', args: [q.mode === 'first_ever' ? (m.targetAnyProperties ?? lit(true)) : isTarget, isReturn] },
       hasActor,
     ),
-    groupBy: [actor],
   }
-  let actors: Plan = perActor
-  if (q.mode !== 'recurring') {
+  const bitOfPeriod = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'bit_or', arg: when(cond, { op: 'bit_flag', index: col('period') }) })
+  const firstOf = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'min', arg: when(cond, col('ts')) })
+  const perActor: Plan = {
+    source: fromPlan(perEvent),
+    select: [
+      { alias: 'actor', expr: col('actor') },
+      recurring ? { alias: 'cohorts', expr: bitOfPeriod(col('is_target')) } : { alias: 'first_target', expr: firstOf(col('is_target')) },
+      ...(q.mode === 'first_ever' ? [{ alias: 'first_any', expr: firstOf(col('is_target_any')) }] : []),
+      { alias: 'returns', expr: bitOfPeriod(col('is_return')) },
+    ],
+    groupBy: [col('actor')],
+  }
+  // Recurring: each actor repeated once per cohort it is in (c = the spread's k). First time: one cohort at most.
+  let perCohort: Plan
+  if (recurring) {
+    const shifted = (word: string): Expr => ({ op: 'bits_shift_right', arg: col(word), by: col('k') })
+    perCohort = {
+      source: { kind: 'spread', plan: perActor, times: n },
+      select: [{ alias: 'c', expr: col('k') }, { alias: 'back', expr: shifted('returns') }],
+      where: { op: 'bits_any', arg: shifted('cohorts'), mask: '1' },
+    }
+  } else {
     const first: Expr = q.mode === 'first_time'
       ? col('first_target')
       : when({ op: 'binary', fn: '=', left: col('first_target'), right: col('first_any') }, col('first_target'))
-    actors = { source: fromPlan(perActor), select: [{ alias: 'cohorts', expr: bitOf(first) }, { alias: 'returns', expr: col('returns') }] }
-  }
-  const cells: Plan['select'] = []
-  for (let c = 0; c < n; c++) {
-    const inCohort: Expr = { op: 'bits_any', arg: col('cohorts'), mask: bitMask([c]) }
-    const last = Math.min(n - 1, c + q.totalIntervals - 1)
-    for (let k = 0; c + k <= last; k++) {
-      const backBits = q.cumulative ? Array.from({ length: last - (c + k) + 1 }, (_, i) => c + k + i) : [c + k]
-      const counted: Expr = k === 0 ? inCohort : { op: 'and', args: [inCohort, { op: 'bits_any', arg: col('returns'), mask: bitMask(backBits) }] }
-      cells.push({ alias: `v${c}_${k}`, expr: { op: 'aggregate', fn: 'count', arg: when(counted, lit(1)) } })
+    // A first event before the range puts the actor in no cohort of it.
+    const c = when({ op: 'binary', fn: '>=', left: first, right: { op: 'time', value: range.from } }, index(first))
+    perCohort = {
+      source: fromPlan(perActor),
+      select: [{ alias: 'c', expr: c }, { alias: 'back', expr: { op: 'bits_shift_right', arg: col('returns'), by: c } }],
+      where: { op: 'not', arg: { op: 'is_null', arg: c } },
     }
   }
-  return { source: fromPlan(actors), select: cells, where: { op: 'not', arg: { op: 'is_null', arg: col('cohorts') } } }
+  const values: Plan['select'] = Array.from({ length: q.totalIntervals }, (_, k) => {
+    const bits = q.cumulative ? Array.from({ length: q.totalIntervals - k }, (_, i) => k + i) : [k]
+    const counted: Expr = k === 0 ? lit(true) : { op: 'bits_any', arg: col('back'), mask: bitMask(bits) }
+    return { alias: `v${k}`, expr: { op: 'aggregate', fn: 'count', arg: when(counted, lit(1)) } }
+  })
+  return { source: fromPlan(perCohort), select: [{ alias: 'c', expr: col('c') }, ...values], groupBy: [col('c')] }
 }
 
 /**
@@ -85,9 +109,10 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
  * `totalIntervals` values (`Day 0` is the cohort's size); periods after the range's end count 0,
  * as PostHog returns them. `date` is the period's start in the project's zone.
  */
-export function shapeRetention(row: Record<string, unknown> | undefined, q: RetentionQuery, range: ResolvedRange) {
+export function shapeRetention(rows: readonly Record<string, unknown>[], q: RetentionQuery, range: ResolvedRange) {
+  const byCohort = new Map(rows.map((r) => [Number(r.c), r]))
   return range.buckets.map((start, c) => ({
-    values: Array.from({ length: q.totalIntervals }, (_, k) => ({ count: Number(row?.[`v${c}_${k}`] ?? 0), label: `${q.period} ${k}` })),
+    values: Array.from({ length: q.totalIntervals }, (_, k) => ({ count: Number(byCohort.get(c)?.[`v${k}`] ?? 0), label: `${q.period} ${k}` })),
     label: `${q.period} ${c}`,
     date: isoDate(start, range.timeZone),
   }))

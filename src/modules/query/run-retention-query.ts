@@ -17,5 +17,5 @@ export async function runRetentionQuery(ctx: QueryContext, node: QueryNode): Pro
   const returning = await seriesMatch(ctx, q.returning, RETURNING, q.properties, cohorts)
   const targetAnyProperties = q.mode === 'first_ever' ? (await seriesMatch(ctx, { ...q.target, properties: [] }, TARGET, q.properties, cohorts)).match : undefined
   const { rows } = await ctx.run(retentionPlan(q, range, { target: target.match, returning: returning.match, targetAnyProperties }))
-  return { results: shapeRetention(rows[0], q, range) }
+  return { results: shapeRetention(rows, q, range) }
 }

@@ -114,6 +114,8 @@ function compileExpr(e: Expr, s: Scope): string {
       return d.bitFlag(x(e.index))
     case 'bits_any':
       return d.bitsAny(x(e.arg), e.mask)
+    case 'bits_shift_right':
+      return d.bitsShiftRight(x(e.arg), x(e.by))
     case 'and':
     case 'or':
       return e.args.length === 0 ? (e.op === 'and' ? 'TRUE' : 'FALSE') : `(${e.args.map(x).join(e.op === 'and' ? ' AND ' : ' OR ')})`

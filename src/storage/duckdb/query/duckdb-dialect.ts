@@ -33,6 +33,7 @@ export interface Dialect {
   toText(value: string): string
   bitFlag(index: string): string
   bitsAny(word: string, mask: string): string
+  bitsShiftRight(word: string, by: string): string
   /** A property filter (event, person or element) with the shared operator semantics. */
   propertyFilter(filter: PropertyFilter, params: SqlParams): { sql: string; needsElements: boolean }
   action(steps: readonly ActionStepDefinition[], params: SqlParams): { sql: string; needsElements: boolean }
@@ -107,6 +108,7 @@ export const duckDbDialect: Dialect = {
   },
   toText: (value) => `CAST(${value} AS VARCHAR)`,
   bitFlag: (index) => `(1::UBIGINT << CAST(${index} AS INTEGER))`,
+  bitsShiftRight: (word, by) => `(CAST(${word} AS UBIGINT) >> CAST(${by} AS INTEGER))`,
   bitsAny(word, mask) {
     if (!/^\d{1,20}$/.test(mask)) throw new Error(`bit mask ${mask} is not an unsigned integer`)
     return `((${word} & ${mask}::UBIGINT) <> 0)`
