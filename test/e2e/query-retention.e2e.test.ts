@@ -120,6 +120,11 @@ test('day grid across the range boundary: recurring vs first time, persons merge
   assert.deepEqual(recurring.results[0].values.map((v: { label: string }) => v.label), ['Day 0', 'Day 1', 'Day 2', 'Day 3', 'Day 4'])
   assert.deepEqual(recurring.results[6].values.slice(1).map((v: { count: number }) => v.count), [0, 0, 0, 0], 'periods after the range count 0')
 
+  // Only date_to: the start is totalIntervals periods back from the end of its period.
+  const backwards = await queryOk(app, retention({ period: 'Day', totalIntervals: 7, targetEntity: ev('play'), returningEntity: ev('play') }, { dateRange: { date_to: RANGE[6] } }))
+  assert.deepEqual(backwards.results.map((r: { date: string }) => r.date), RANGE.map((d) => `${d}T00:00:00Z`))
+  assert.deepEqual(counts(backwards), expectedGrid(grid, { ...daily, target: play, returning: play, totalIntervals: 7 }))
+
   const firstTime = await queryOk(app, retention({ period: 'Day', totalIntervals: 5, retentionType: 'retention_first_time', targetEntity: ev('play'), returningEntity: ev('play') }, { dateRange }))
   const expectedFirst = expectedGrid(grid, { ...daily, target: play, returning: play, mode: 'first_time', totalIntervals: 5 })
   assert.deepEqual(counts(firstTime), expectedFirst)
