@@ -86,6 +86,22 @@ test('web dashboards: tiles show the results the server computed; Refresh asks i
   await phone.getByTestId('bold-number').waitFor()
   await assertFitsPhone(phone, 'dashboard')
   await assertAccessible(phone, 'dashboard (phone)')
+
+  // A member sees the owner's restricted dashboard (PostHog's restriction level 37) without its edit controls.
+  assert.equal((await api.patch(`/dashboards/${dashboard.id}/`, { restriction_level: 37 })).statusCode, 200)
+  const member = await app.services.projects.createUser({ email: 'mia@example.com', firstName: 'Mia', projectIds: [app.projectId] })
+  const memberPage = await newPage(browser)
+  await signInWithKey(memberPage, url, member.key)
+  await memberPage.goto(`${url}/dashboards/${dashboard.id}`)
+  assert.equal(await memberPage.getByTestId('bold-number').innerText(), '11')
+  await memberPage.getByText('You can view this dashboard; only its creator and admins change it.').waitFor()
+  assert.equal(await memberPage.getByLabel('Date range').isDisabled(), true)
+  assert.equal(await memberPage.getByRole('button', { name: 'Add text card' }).count(), 0)
+  await memberPage.getByRole('button', { name: 'Refresh' }).waitFor()
+  await assertAccessible(memberPage, 'restricted dashboard (member)')
+  // The owner still edits it.
+  await page.reload()
+  await page.getByRole('button', { name: 'Add text card' }).waitFor()
 })
 
 const MIN = 60_000

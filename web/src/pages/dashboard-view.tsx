@@ -53,11 +53,13 @@ export function DashboardView({ id }: { id: number }) {
         const tiles = d.tiles.filter((t) => !t.deleted)
         const targets = (others.data?.results ?? []).filter((o) => o.id !== d.id)
         const computed = oldestRefresh(tiles)
+        // PostHog's privilege levels: 37 edits, 21 only views (a restricted dashboard of someone else).
+        const canEdit = d.effective_privilege_level >= 37
         return (
           <>
             <PageHeader title={d.name || 'Untitled dashboard'} description={d.description}>
               <Field label="Date range">
-                <select value={dateFrom} onChange={(e) => patch.mutate({ filters: { ...d.filters, date_from: e.target.value || null } })}>
+                <select value={dateFrom} disabled={!canEdit} onChange={(e) => patch.mutate({ filters: { ...d.filters, date_from: e.target.value || null } })}>
                   {RANGES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
                 </select>
               </Field>
@@ -67,13 +69,14 @@ export function DashboardView({ id }: { id: number }) {
               </div>
             </PageHeader>
             {(patch.error || move.error || refresh.error) && <ErrorBox error={patch.error ?? move.error ?? refresh.error} />}
+            {!canEdit && <p className="muted" role="note">You can view this dashboard; only its creator and admins change it.</p>}
             {tiles.length === 0 ? <Empty>No tiles yet. Add an insight from its page, or a text card below.</Empty> : (
               <div className="tiles">
                 {tiles.map((t) => (
                   <Card
                     key={t.id}
                     title={t.insight ? <Link href={`~/insights/${t.insight.id}`}>{t.insight.name || 'Untitled insight'}</Link> : 'Note'}
-                    actions={targets.length > 0 && (
+                    actions={canEdit && targets.length > 0 && (
                       <select aria-label="Move tile to dashboard" value="" onChange={(e) => e.target.value && move.mutate({ tile: t.id, to: Number(e.target.value) })}>
                         <option value="">Move to…</option>
                         {targets.map((o) => <option key={o.id} value={o.id}>{o.name}</option>)}
@@ -87,12 +90,12 @@ export function DashboardView({ id }: { id: number }) {
                 ))}
               </div>
             )}
-            <Card title="Add a text card">
+            {canEdit && <Card title="Add a text card">
               <form className="stack" onSubmit={(e) => { e.preventDefault(); patch.mutate({ tiles: [{ text: { body: text } }] }); setText('') }}>
                 <Field label="Text"><textarea rows={3} value={text} onChange={(e) => setText(e.target.value)} required /></Field>
                 <div><button className="btn">Add text card</button></div>
               </form>
-            </Card>
+            </Card>}
           </>
         )
       }}
