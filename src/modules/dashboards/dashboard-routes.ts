@@ -6,6 +6,7 @@ import { toDashboardJson, toDashboardListJson } from './dashboard-json.ts'
 import { parseDashboardBody, parseMoveTile, parseTemplateJson } from './dashboard-schemas.ts'
 import type { DashboardService, DashboardView } from './dashboard-service.ts'
 import { readRefresh, type InsightResult, type InsightResults } from '../insights/insight-results.ts'
+import { tileFilters } from '../insights/dashboard-filters.ts'
 import type { Project } from '../projects/project-types.ts'
 import { AppError } from '../../shared/errors.ts'
 
@@ -16,7 +17,7 @@ async function tileResults(results: InsightResults, project: Project, view: Dash
   for (const tile of view.tiles ?? []) {
     if (!tile.insight || tile.deleted || out.has(tile.insight.id)) continue
     try {
-      out.set(tile.insight.id, await results.resultOf(project, tile.insight, mode))
+      out.set(tile.insight.id, await results.resultOf(project, tile.insight, mode, tileFilters(view.dashboard.filters, tile.filtersOverrides)))
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'validation_error')) throw err
     }

@@ -3,6 +3,7 @@ import type { Project } from '../projects/project-types.ts'
 import type { QueryService } from '../query/query-service.ts'
 import type { InsightStore } from './insight-store.ts'
 import type { Insight, InsightCache } from './insight-types.ts'
+import { applyDashboardFilters, hasDashboardFilters, type DashboardFilters } from './dashboard-filters.ts'
 
 /** PostHog's `refresh` modes of insight and dashboard reads (`async` ones compute while the client waits here). */
 export const REFRESH_MODES = ['blocking', 'force_blocking', 'async', 'force_async', 'lazy_async', 'async_except_on_cache_miss', 'force_cache'] as const
@@ -37,22 +38,39 @@ function intervalOf(query: Record<string, unknown>): string | undefined {
   return typeof source.interval === 'string' ? source.interval : undefined
 }
 
+/** Results of dashboard-filtered queries kept in memory (they would otherwise evict the insight's own). */
+const FILTERED_CACHE_SIZE = 1000
+
 /** Computes or serves the cached result of insights, as the refresh mode asks. */
 export function createInsightResults(store: InsightStore, queries: QueryService, now: () => Date = () => new Date()) {
+  const filtered = new Map<string, InsightCache>()
   return {
-    async resultOf(project: Project, insight: Insight, mode: RefreshMode): Promise<InsightResult> {
+    /**
+     * The insight's result; with `filters` (a dashboard's, for a tile) the query they give, whose
+     * result is cached apart from the insight's own.
+     */
+    async resultOf(project: Project, insight: Insight, mode: RefreshMode, filters?: DashboardFilters): Promise<InsightResult> {
       if (!insight.query) return { response: null, lastRefresh: null, isCached: false }
-      const key = queries.cacheKey(project, insight.query)
-      const cached: InsightCache | null = insight.cache && insight.cache.key === key ? insight.cache : null
+      const overridden = filters !== undefined && hasDashboardFilters(filters)
+      const query = overridden ? applyDashboardFilters(insight.query, filters) : insight.query
+      const key = queries.cacheKey(project, query)
+      const stored = overridden ? (filtered.get(key) ?? null) : insight.cache
+      const cached: InsightCache | null = stored && stored.key === key ? stored : null
       const age = cached ? now().getTime() - cached.computedAt.getTime() : Infinity
-      const fresh = mode === 'lazy_async' ? LAZY_MS : intervalOf(insight.query) === 'hour' ? FRESH_MS.hour : FRESH_MS.other
+      const fresh = mode === 'lazy_async' ? LAZY_MS : intervalOf(query) === 'hour' ? FRESH_MS.hour : FRESH_MS.other
       if (cached && (mode === 'force_cache' || (mode !== 'force_blocking' && age < fresh))) {
         return { response: cached.response, lastRefresh: cached.computedAt, isCached: true }
       }
       if (mode === 'force_cache') return { response: null, lastRefresh: null, isCached: false }
-      const response = await queries.run(project, insight.query)
+      const response = await queries.run(project, query)
       const computedAt = new Date(String(response.last_refresh))
-      await store.saveResult(project.id, insight.id, { key, response, computedAt })
+      if (overridden) {
+        filtered.delete(key)
+        filtered.set(key, { key, response, computedAt })
+        if (filtered.size > FILTERED_CACHE_SIZE) filtered.delete(filtered.keys().next().value!)
+      } else {
+        await store.saveResult(project.id, insight.id, { key, response, computedAt })
+      }
       return { response, lastRefresh: computedAt, isCached: false }
     },
   }

@@ -6,7 +6,6 @@ import { useSession } from '../session.tsx'
 import { Card, Empty, ErrorBox, Field, Loadable, PageHeader } from '../ui.tsx'
 import { InsightResult } from '../insights/insight-result.tsx'
 import { sourceOf, type Display, type Kind } from '../insights/query-kinds.ts'
-import { useQueryResult } from '../insights/run-query.ts'
 import type { DashboardJson, DashboardListJson, ListJson, TileJson } from '../../../src/http/wire-types.ts'
 
 const RANGES = [['', 'Each insight’s own range'], ['-24h', 'Last 24 hours'], ['-7d', 'Last 7 days'], ['-30d', 'Last 30 days'], ['-90d', 'Last 90 days']] as const
@@ -29,11 +28,10 @@ export function DashboardView({ id }: { id: number }) {
   const url = `${base}/dashboards/${id}/`
   const dashboard = useQuery({ queryKey: key, queryFn: () => api<DashboardJson>(`${url}?refresh=blocking`) })
   const others = useQuery({ queryKey: ['dashboards', base], queryFn: () => api<ListJson<DashboardListJson>>(`${base}/dashboards/?limit=200`) })
-  const [force, setForce] = useState(0)
   const [text, setText] = useState('')
   const refresh = useMutation({
     mutationFn: () => api<DashboardJson>(`${url}?refresh=force_blocking`),
-    onSuccess: (d) => { queryClient.setQueryData(key, d); setForce((f) => f + 1) },
+    onSuccess: (d) => queryClient.setQueryData(key, d),
   })
   // A write answers without tile results: read the dashboard again (fresh results come from the cache).
   const patch = useMutation({
@@ -65,7 +63,7 @@ export function DashboardView({ id }: { id: number }) {
               </Field>
               <div className="refresh">
                 <button type="button" className="btn" disabled={refresh.isPending} onClick={() => refresh.mutate()}>{refresh.isPending ? 'Refreshing…' : 'Refresh'}</button>
-                {!dateFrom && computed && <span className="muted" data-testid="last-computed">Last computed <LastComputed iso={computed} /></span>}
+                {computed && <span className="muted" data-testid="last-computed">Last computed <LastComputed iso={computed} /></span>}
               </div>
             </PageHeader>
             {(patch.error || move.error || refresh.error) && <ErrorBox error={patch.error ?? move.error ?? refresh.error} />}
@@ -84,7 +82,7 @@ export function DashboardView({ id }: { id: number }) {
                     )}
                   >
                     <div className="tile">
-                      {!t.insight ? <p className="text-card">{t.text?.body}</p> : dateFrom ? <OverriddenTile tile={t} dateFrom={dateFrom} force={force} /> : <ServerTile tile={t} />}
+                      {!t.insight ? <p className="text-card">{t.text?.body}</p> : <ServerTile tile={t} />}
                     </div>
                   </Card>
                 ))}
@@ -131,15 +129,3 @@ function ServerTile({ tile }: { tile: TileJson }) {
   return <InsightResult kind={kind} display={display} result={{ results: insight.result, ...columns }} small />
 }
 
-/**
- * A tile under the dashboard's own date range: the server's dashboard read does not apply
- * dashboard filters yet, so the insight's query is run with the range through the query API.
- */
-function OverriddenTile({ tile, dateFrom, force }: { tile: TileJson; dateFrom: string; force: number }) {
-  const { base } = useSession()
-  const { source, kind, display } = kindOf(tile)
-  const query = source && source.kind !== 'HogQLQuery' ? { ...source, dateRange: { ...(source.dateRange as object), date_from: dateFrom } } : source
-  const result = useQueryResult(base, query, { force })
-  if (!source || !kind) return <Empty>This insight has no query.</Empty>
-  return <Loadable query={result}>{(r) => <InsightResult kind={kind} display={display} result={r} small />}</Loadable>
-}
