@@ -67,6 +67,15 @@ test('HogQL over captured events: counts, uniq, properties, person properties, d
   const persons = await hogql(app, 'select uniq(person_id) from events')
   assert.deepEqual(persons.results, [[people.length]], 'anon-5 merged into user-5 through the override')
 
+  // The persons table: one row per person after merges, with their newest properties.
+  const personRows = await hogql(app, 'select properties.email, created_at from persons order by properties.email')
+  assert.deepEqual(personRows.results.map((r: unknown[]) => r[0]), people.map((p) => p.email).sort())
+  const firstSeen = (id: string) => all.filter((e) => personOf(e.distinct_id) === id).map((e) => e.timestamp).sort()[0]!
+  assert.deepEqual(personRows.results.map((r: unknown[]) => Date.parse(String(r[1]))), people.map((p) => p.email).sort().map((m) => Date.parse(firstSeen(people.find((p) => p.email === m)!.id))))
+  assert.deepEqual((await hogql(app, 'select count() from persons')).results, [[people.length]])
+  const byPerson = await hogql(app, `select p.properties.email, count() from events e join persons p on e.person_id = p.id where e.event = 'click' group by 1 order by 1`)
+  assert.deepEqual(byPerson.results, clicks.map((c) => [people.find((p) => p.id === c.distinct_id)!.email, 1]))
+
   const sum = await hogql(app, `select sum(properties.price), avg(properties.price), max(toFloat(properties.price)) from events where event = 'click' and properties.price > 10`)
   assert.deepEqual(sum.results, [[50, 25, 30]])
 
@@ -132,7 +141,8 @@ const REFUSED: Array<[string, RegExp]> = [
   ['PRAGMA database_list', /Only SELECT queries are allowed/],
   ['SELECT count() FROM events SETTINGS max_execution_time = 1000', /SETTINGS clauses are not allowed/],
   ['SELECT count() FROM events WHERE project_id = 1', /Unknown field "project_id"/],
-  ['SELECT count() FROM persons', /persons table cannot be queried/],
+  ['SELECT count() FROM persons WHERE team_id = 2', /Unknown field "team_id"/],
+  ['SELECT count() FROM groups', /Unknown table "groups"/],
   ['SELECT count() FROM events e JOIN other.events o ON e.uuid = o.uuid', /Unknown table "other.events"/],
   ['SELECT event + FROM events', /Expected an expression/],
 ]

@@ -8,7 +8,7 @@ export interface TableRef {
   name: string
   /** Its alias in the SQL (ours, `t1`, `t2`..., never the client's text). */
   sqlAlias: string
-  kind: 'events' | 'subquery'
+  kind: 'events' | 'persons' | 'subquery'
   columns: Map<string, HType>
   /** Whether a field read the effective person id (the override join is added only then). */
   needsPerson: boolean
@@ -23,6 +23,41 @@ const EVENTS_FIELDS: Record<string, HType> = {
 }
 
 export const eventsTable = (name: string, sqlAlias: string): TableRef => ({ name, sqlAlias, kind: 'events', columns: new Map(Object.entries(EVENTS_FIELDS)), needsPerson: false })
+
+/** `SELECT *` on persons. */
+export const PERSONS_STAR = ['id', 'created_at', 'properties'] as const
+const PERSONS_FIELDS: Record<string, HType> = { id: 'string', created_at: 'datetime', properties: 'string' }
+
+export const personsTable = (name: string, sqlAlias: string): TableRef => ({ name, sqlAlias, kind: 'persons', columns: new Map(Object.entries(PERSONS_FIELDS)), needsPerson: false })
+
+/** A field of `persons`: `id`, `created_at`, `properties` and `properties.<key>`. */
+export function personsField(table: TableRef, chain: readonly string[], params: SqlParams): Typed {
+  const [head, ...rest] = chain
+  const col = (c: string) => `${table.sqlAlias}.${c}`
+  if (head === 'properties') {
+    if (rest.length === 0) return { sql: col('properties'), type: 'string' }
+    return { sql: `json_extract_string(${col('properties')}, ${jsonPointer(rest, params)})`, type: 'json' }
+  }
+  if (rest.length > 0) throw hogqlError(`Field "${chain.join('.')}" has no "${rest.join('.')}": only properties are nested.`)
+  if (head === 'id') return { sql: `CAST(${col('id')} AS VARCHAR)`, type: 'string' }
+  if (head === 'created_at') return { sql: col('created_at'), type: 'datetime' }
+  throw hogqlError(`Unknown field "${chain.join('.')}" on persons: fields are ${PERSONS_STAR.join(', ')}.`)
+}
+
+/**
+ * The project's persons as a relation of the events store: each person (after merges) with the
+ * properties of the newest event stored for them, by storage time then event time (persons on
+ * events: the persons step writes the person's properties on every event) and their first event's time as \`created_at\`. A person who
+ * sent no event yet is not in it; the persons API reads the persons store itself.
+ */
+export function personsRelation(table: TableRef, projectParam: string): string {
+  return (
+    `(SELECT COALESCE(o.override_person_id, ev.person_id) AS id, min(ev.timestamp) AS created_at, ` +
+    `COALESCE(arg_max(ev.person_properties, row(ev.created_at, ev.timestamp)), '{}') AS properties FROM events ev ` +
+    `LEFT JOIN person_overrides o ON o.project_id = ev.project_id AND o.old_person_id = ev.person_id ` +
+    `WHERE ev.project_id = ${projectParam} AND ev.person_id IS NOT NULL GROUP BY 1) AS ${table.sqlAlias}`
+  )
+}
 
 /** A JSON pointer to a (nested) key, bound as a parameter. */
 export function jsonPointer(keys: readonly string[], params: SqlParams): string {

@@ -2,7 +2,7 @@ import type { FromItem, HogQLExpr, HogQLSelect, SelectItem } from '../../../doma
 import { hogqlError } from '../../../domain/hogql/hogql-error.ts'
 import { columnName, printExpr } from '../../../domain/hogql/print-hogql.ts'
 import { createDedupedParams, sqlName, type ExprScope, type HType, type Typed } from './hogql-sql-types.ts'
-import { eventsField, eventsRelation, eventsTable, EVENTS_STAR, type TableRef } from './hogql-tables.ts'
+import { eventsField, eventsRelation, eventsTable, EVENTS_STAR, personsField, personsRelation, personsTable, PERSONS_STAR, type TableRef } from './hogql-tables.ts'
 import { translateExpr } from './translate-hogql-expr.ts'
 
 export interface HogQLTranslation {
@@ -109,10 +109,8 @@ function translateSelect(q: HogQLSelect, t: Translation, topLevel: boolean): Sel
 function fromItem(f: FromItem, t: Translation): TableRef {
   const sqlAlias = t.nextAlias()
   if (f.kind === 'table') {
-    if (f.name === 'persons') {
-      throw hogqlError('The persons table cannot be queried with HogQL here yet: read persons through events (person_id, person.properties.<key>) or the persons API.')
-    }
-    if (f.name !== 'events') throw hogqlError(`Unknown table "${f.name}".`)
+    if (f.name === 'persons') return personsTable(f.alias ?? f.name, sqlAlias)
+    if (f.name !== 'events') throw hogqlError(`Unknown table "${f.name}" (tables: events, persons).`)
     return eventsTable(f.alias ?? f.name, sqlAlias)
   }
   // Columns are filled when the subquery is translated (subqueryOf).
@@ -127,6 +125,7 @@ function subqueryOf(f: Extract<FromItem, { kind: 'subquery' }>, t: Translation, 
 
 function relation(table: TableRef, t: Translation, subquerySql: Map<TableRef, string>): string {
   if (table.kind === 'events') return eventsRelation(table, t.projectParam())
+  if (table.kind === 'persons') return personsRelation(table, t.projectParam())
   return `(${subquerySql.get(table)!}) AS ${table.sqlAlias}`
 }
 
@@ -138,7 +137,7 @@ function expandStars(select: SelectItem[], tables: TableRef[]): SelectItem[] {
     const from = table === null ? tables : tables.filter((x) => x.name === table)
     if (from.length === 0) throw hogqlError(table === null ? 'SELECT * needs a FROM.' : `Unknown table "${table}" in "${table}.*".`)
     return from.flatMap((x) => {
-      const names = x.kind === 'events' ? [...EVENTS_STAR] : [...x.columns.keys()]
+      const names = x.kind === 'events' ? [...EVENTS_STAR] : x.kind === 'persons' ? [...PERSONS_STAR] : [...x.columns.keys()]
       return names.map((n): SelectItem => ({ expr: { kind: 'field', chain: tables.length > 1 ? [x.name, n] : [n] }, alias: null }))
     })
   })
@@ -170,6 +169,7 @@ function resolveField(chain: readonly string[], tables: TableRef[], t: Translati
 
 function fieldOf(table: TableRef, chain: readonly string[], t: Translation): Typed {
   if (table.kind === 'events') return eventsField(table, chain, t.params)
+  if (table.kind === 'persons') return personsField(table, chain, t.params)
   const [name, ...rest] = chain
   const type = table.columns.get(name!)
   if (type === undefined) throw hogqlError(`Unknown field "${chain.join('.')}" on "${table.name}": its columns are ${[...table.columns.keys()].join(', ')}.`)
