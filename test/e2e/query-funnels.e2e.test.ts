@@ -260,3 +260,27 @@ test('funnels count a person merged by $identify once, and refuse what they cann
     assert.equal(r.json().type, 'validation_error')
   }
 })
+
+test('funnel edges: one step, twenty steps of one event, strict with an exclusion, unordered by breakdown, no events', async (t) => {
+  const app = await seeded(t)
+  const one = await queryOk(app, { ...funnel(), series: [{ kind: 'EventsNode', event: 'view' }] })
+  assert.deepEqual(one.results.map((s: any) => s.count), [[...eventsByPerson().values()].filter((evs) => evs.some((e) => e.event === 'view')).length])
+
+  // The same event as every step: each event completes one step at most.
+  const twenty = Array.from({ length: 20 }, () => 'view')
+  const many = await queryOk(app, { ...funnel({}, { funnelWindowInterval: 30 }), series: twenty.map((event) => ({ kind: 'EventsNode', event })) })
+  assertSteps(many.results, expectedSteps([...refAll({ steps: twenty, windowMs: 30 * DAY, order: 'ordered' }).values()], 20), '20 steps')
+
+  const strictExcl = await queryOk(app, funnel({}, { funnelOrderType: 'strict', exclusions: [{ kind: 'EventsNode', event: 'refund', funnelFromStep: 0, funnelToStep: 2 }] }))
+  const refStrict = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'strict', exclusions: [{ event: 'refund', from: 0, to: 2 }] })
+  assertSteps(strictExcl.results, expectedSteps([...refStrict.values()], 3), 'strict with exclusion')
+
+  const unorderedByBrowser = await queryOk(app, funnel({ breakdownFilter: { breakdown: '$browser' } }, { funnelOrderType: 'unordered' }))
+  const total = unorderedByBrowser.results.reduce((sum: number, steps: any[]) => sum + steps[0].count, 0)
+  assert.equal(total, refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'unordered' }).size, 'every person under one breakdown value')
+
+  const empty = await queryOk(app, { ...funnel(), dateRange: { date_from: '2020-01-01', date_to: '2020-01-31' } })
+  assert.deepEqual(empty.results.map((s: any) => [s.count, s.average_conversion_time]), [[0, null], [0, null], [0, null]])
+  const emptyTtc = await queryOk(app, { ...funnel({}, { funnelVizType: 'time_to_convert' }), dateRange: { date_from: '2020-01-01', date_to: '2020-01-31' } })
+  assert.deepEqual(emptyTtc.results, { bins: [], average_conversion_time: null })
+})
