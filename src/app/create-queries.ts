@@ -6,6 +6,7 @@ import { createQueryService, type QueryLookups } from '../modules/query/query-se
 import { AppError, validationError } from '../shared/errors.ts'
 import type { SqlClient } from '../storage/sql/sql-client.ts'
 import { staticCohortPersonUuids } from '../storage/sql/sql-cohort-members.ts'
+import { groupPropertyValues } from '../storage/sql/sql-group-properties.ts'
 import type { Stores } from './create-services.ts'
 
 /** Members of a static cohort a query may filter by (bound as a list in the statement). */
@@ -42,6 +43,9 @@ export function createQueries(
         if (isNotFound(err)) return null
         throw err
       }
+    },
+    async groupValues(project, typeIndex, key, limit) {
+      return groupPropertyValues(deps.meta, project.id, typeIndex, key, limit + 1)
     },
   }
   return createQueryService({ engine: stores.queryEngine, lookups, limits, kinds: QUERY_KINDS })

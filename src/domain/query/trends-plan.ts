@@ -47,9 +47,22 @@ function mathWhere(series: Series): Expr | undefined {
 
 /** The breakdown value of an event as text; absent or empty is PostHog's null marker. */
 export function breakdownExpr(b: Breakdown): Expr {
-  const value: Expr = { op: 'property', source: b.type, key: b.key }
+  const value: Expr = b.type === 'group' ? groupValueExpr(b) : { op: 'property', source: b.type, key: b.key }
   const missing: Expr = { op: 'or', args: [{ op: 'is_null', arg: value }, { op: 'binary', fn: '=', left: value, right: { op: 'literal', value: '' } }] }
   return { op: 'case', when: [[missing, { op: 'literal', value: BREAKDOWN_NULL }]], else: value }
+}
+
+/**
+ * A group property of the event's group (`$group_<index>`): the groups' values looked up by key,
+ * one `IN` list per distinct value (breakdown values are few, group keys may be many).
+ */
+function groupValueExpr(b: Breakdown): Expr {
+  if (!b.groupValues) throw new Error('group breakdown values were not loaded')
+  const byValue = new Map<string, string[]>()
+  for (const [key, value] of b.groupValues) byValue.set(value, [...(byValue.get(value) ?? []), key])
+  const group: Expr = { op: 'column', name: `group_${b.groupTypeIndex}` }
+  if (byValue.size === 0) return { op: 'literal', value: null }
+  return { op: 'case', when: [...byValue].map(([value, keys]) => [{ op: 'in', arg: group, values: keys }, { op: 'literal', value }] as [Expr, Expr]), else: { op: 'literal', value: null } }
 }
 
 export interface SeriesPlanInput {

@@ -31,7 +31,14 @@ export interface Series {
 export interface Breakdown {
   /** Property key. */
   key: string
-  type: 'event' | 'person'
+  type: 'event' | 'person' | 'group'
+  /** Group breakdowns: the group type's index (the event's `$group_<index>` names the group). */
+  groupTypeIndex: number | null
+  /**
+   * Group breakdowns: each group key with its value of the property, from the groups store (the
+   * runner fills it before planning; events carry group keys, not group properties).
+   */
+  groupValues?: ReadonlyArray<readonly [string, string]>
   limit: number
 }
 
@@ -89,12 +96,14 @@ export function readBreakdown(v: unknown, attr: string): Breakdown | null {
     return null
   }
   const type = readChoice(node.breakdown_type, `${attr}.breakdown_type`, ['event', 'person', 'group', 'cohort', 'session', 'hogql', 'data_warehouse', 'data_warehouse_person_property', 'event_metadata'] as const, 'event')
-  if (type !== 'event' && type !== 'person') {
-    throw validationError(`${attr}.breakdown_type`, `Breakdowns of type "${type}" are not supported yet (event, person).`, 'invalid_choice')
+  if (type !== 'event' && type !== 'person' && type !== 'group') {
+    throw validationError(`${attr}.breakdown_type`, `Breakdowns of type "${type}" are not supported yet (event, person, group).`, 'invalid_choice')
   }
   const key = readText(node.breakdown, `${attr}.breakdown`)!
   const limit = readInteger(node.breakdown_limit, `${attr}.breakdown_limit`, { min: 1, max: 1000, fallback: 25 })!
-  return { key, type, limit }
+  const groupTypeIndex = readInteger(node.breakdown_group_type_index, `${attr}.breakdown_group_type_index`, { min: 0, max: 4 }) ?? null
+  if (type === 'group' && groupTypeIndex === null) throw validationError(`${attr}.breakdown_group_type_index`, 'A group breakdown needs breakdown_group_type_index.', 'required')
+  return { key, type, groupTypeIndex: type === 'group' ? groupTypeIndex : null, limit }
 }
 
 /** Reads a `TrendsQuery` node; errors name the field under `query.` as PostHog's schema validation does. */

@@ -24,6 +24,8 @@ export interface QueryContext {
   action(id: number, attr: string): Promise<{ name: string; steps: readonly ActionStepDefinition[] }>
   /** A cohort; a 400 naming `attr` when the project has no such cohort. */
   cohort(id: number, attr: string): Promise<QueryCohort>
+  /** Each group of the type with its value of the property (a 400 naming `attr` when there are too many). */
+  groupValues(typeIndex: number, key: string, attr: string): Promise<Array<[string, string]>>
 }
 
 /** Computes one query kind. Throws `AppError` (`validation_error` naming the field) on bad input. */

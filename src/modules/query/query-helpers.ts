@@ -1,7 +1,7 @@
 import { resolveDateRange, type DateRangeInput, type Interval, type ResolvedRange } from '../../domain/query/date-range.ts'
 import { cohortIdsOf, filtersToExpr, type QueryCohort } from '../../domain/query/filter-expr.ts'
 import { and, col, eq, fromEvents, lit, type Expr } from '../../domain/query/query-plan.ts'
-import type { Series } from '../../domain/query/trends-query.ts'
+import type { Breakdown, Series } from '../../domain/query/trends-query.ts'
 import { formatWall, toWallTime } from '../../domain/query/zoned-time.ts'
 import type { QueryContext } from './query-context.ts'
 
@@ -18,6 +18,12 @@ export async function loadCohorts(ctx: QueryContext, filterLists: unknown[]): Pr
     if (cohort.properties) pending.push(...cohortIdsOf(cohort.properties))
   }
   return cohorts
+}
+
+/** A group breakdown with its groups' values loaded (events carry group keys only); other breakdowns as they are. */
+export async function withGroupValues(ctx: QueryContext, b: Breakdown | null, attr: string): Promise<Breakdown | null> {
+  if (!b || b.type !== 'group') return b
+  return { ...b, groupValues: await ctx.groupValues(b.groupTypeIndex!, b.key, attr) }
 }
 
 /** The query's range in the project's zone; `date_from: 'all'` starts at the project's first event. */

@@ -18,9 +18,14 @@ export interface QueryLimits {
 }
 
 /** Metadata a query reads besides events: action steps and cohort definitions (null when not the project's). */
+/** Groups a group-property breakdown may look up (their keys are bound into the statement). */
+const MAX_GROUP_BREAKDOWN_GROUPS = 20_000
+
 export interface QueryLookups {
   action(project: Project, id: number): Promise<{ name: string; steps: readonly ActionStepDefinition[] } | null>
   cohort(project: Project, id: number): Promise<QueryCohort | null>
+  /** Each group of the type that has the property, with its value as text (at most `limit` + 1 rows). */
+  groupValues(project: Project, typeIndex: number, key: string, limit: number): Promise<Array<[string, string]>>
 }
 
 /** Wrappers PostHog stores insights in (`InsightVizNode`, `DataTableNode`...): their `source` is the query. */
@@ -69,6 +74,13 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
       },
       async cohort(id, attr) {
         return (await lookups.cohort(project, id)) ?? Promise.reject(validationError(attr, `Cohort ${id} does not exist.`, 'cohort_does_not_exist'))
+      },
+      async groupValues(typeIndex, key, attr) {
+        const rows = await lookups.groupValues(project, typeIndex, key, MAX_GROUP_BREAKDOWN_GROUPS)
+        if (rows.length > MAX_GROUP_BREAKDOWN_GROUPS) {
+          throw validationError(attr, `More than ${MAX_GROUP_BREAKDOWN_GROUPS} groups have "${key}": too many to break down by yet.`, 'invalid_input')
+        }
+        return rows
       },
     }
   }

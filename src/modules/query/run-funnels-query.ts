@@ -7,11 +7,12 @@ import { col, lit, type Expr, type Plan } from '../../domain/query/query-plan.ts
 import { BREAKDOWN_OTHER, breakdownExpr, timestampBucket } from '../../domain/query/trends-plan.ts'
 import { validationError } from '../../shared/errors.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
-import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch } from './query-helpers.ts'
+import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch, withGroupValues } from './query-helpers.ts'
 
 /** `FunnelsQuery`: steps (per breakdown value), time to convert, or conversion trends. */
 export async function runFunnelsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
   const q = readFunnelsQuery(node)
+  q.breakdown = await withGroupValues(ctx, q.breakdown, 'query.breakdownFilter.breakdown')
   const cohorts = await loadCohorts(ctx, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((x) => x.series.properties)])
   const range = await resolveRange(ctx, q.dateRange, q.interval)
   const names: FunnelStepName[] = []

@@ -5,11 +5,12 @@ import { AGGREGATED_DISPLAYS, readTrendsQuery, type Series, type TrendsQuery } f
 import { applyFormula, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
 import type { Expr } from '../../domain/query/query-plan.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
-import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch } from './query-helpers.ts'
+import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch, withGroupValues } from './query-helpers.ts'
 
 /** `TrendsQuery`: one result per series (per breakdown value, per compared period), or the formula's. */
 export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
   const q = readTrendsQuery(node)
+  q.breakdown = await withGroupValues(ctx, q.breakdown, 'query.breakdownFilter.breakdown')
   const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
   const range = await resolveRange(ctx, q.dateRange, q.interval)
   const aggregated = AGGREGATED_DISPLAYS.includes(q.display)
