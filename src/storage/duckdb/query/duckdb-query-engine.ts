@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
 import type { QueryEngine, QueryRows, RunGuards } from '../../../modules/query/query-engine.ts'
 import { AppError } from '../../../shared/errors.ts'
 import { runHogQLOnDuckDb } from '../hogql/run-hogql-on-duckdb.ts'
+import type { Plan } from '../../../domain/query/query-plan.ts'
 import { compilePlan } from './compile-plan.ts'
 import { duckDbDialect } from './duckdb-dialect.ts'
 
@@ -39,9 +40,10 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
     else idle.push(c)
   }
 
-  async function runSql(sql: string, values: readonly (string | number | boolean | null)[], guards: RunGuards): Promise<QueryRows> {
+  async function runSql(sql: string, values: readonly (string | number | boolean | null)[], guards: RunGuards, opts: { deep?: boolean } = {}): Promise<QueryRows> {
     if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
     const c = await acquire()
+    if (opts.deep) await c.run(`SET disabled_optimizers = 'filter_pushdown'`)
     let timedOut = false
     const interrupt = () => c.interrupt()
     const timer = setTimeout(() => {
@@ -65,6 +67,7 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
     } finally {
       clearTimeout(timer)
       guards.signal?.removeEventListener('abort', interrupt)
+      if (opts.deep) await c.run('RESET disabled_optimizers').catch(() => undefined)
       release(c)
     }
   }
@@ -75,11 +78,23 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
       const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
       const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
       const { sql, values } = compilePlan(limited, projectId, duckDbDialect)
-      return runSql(sql, values, guards)
+      return runSql(sql, values, guards, { deep: planDepth(plan) > DEEP_PLAN })
     },
-    runSql,
+    runSql: (sql, values, guards) => runSql(sql, values, guards),
     runHogQL: (projectId, query, opts, guards) => runHogQLOnDuckDb(runSql, projectId, query, opts, guards),
   }
+}
+
+/**
+ * Plans nested deeper than this (funnels of about ten steps and more) are planned without DuckDB's
+ * filter pushdown: its planning time doubled with every level or two (measured on a 16-step funnel:
+ * 2.4 s to plan, 0.04 s without it; 20 steps: 45 s, and planning cannot be interrupted). The plans'
+ * own filters still apply; only their early use inside the scan is lost.
+ */
+const DEEP_PLAN = 24
+
+function planDepth(plan: Plan): number {
+  return plan.source.kind === 'events' ? 1 : 1 + planDepth(plan.source.plan)
 }
 
 function toPlainRow(row: Record<string, unknown>): Record<string, unknown> {
