@@ -80,6 +80,12 @@ test('web dashboards: tiles show the results the server computed; Refresh asks i
   assert.ok(Date.parse(after.insight.last_refresh) >= Date.parse(tile.insight.last_refresh))
   assert.equal(await page.getByTestId('last-computed').locator('time').getAttribute('datetime'), after.insight.last_refresh)
 
+  // The saved insight's own page shows its cached result too; only an edited query goes through /query/.
+  await page.goto(`${url}/insights/${made.json().id}`)
+  assert.equal(await page.getByTestId('bold-number').innerText(), '11')
+  assert.deepEqual(queries, [], 'a saved insight as saved is read, not recomputed through the query API')
+  await page.goto(`${url}/dashboards/${dashboard.id}`)
+
   const phone = await newPage(browser, PHONE)
   await signInWithKey(phone, url, app.personalKey)
   await phone.goto(`${url}/dashboards/${dashboard.id}`)

@@ -89,7 +89,18 @@ function InsightEditor({ insight }: { insight: InsightJson | null }) {
   const [dashboard, setDashboard] = useState('')
   const events = useEventNames(base)
   const actions = useQuery({ queryKey: ['actions', base], queryFn: () => api<ListJson<ActionJson>>(`${base}/actions/?limit=200`) })
-  const result = useQueryResult(base, toQuery(ran))
+  // A saved insight shown as saved reads its cached result (computed by the server if missing or
+  // stale); once the builder's query differs, it runs through the query API.
+  const asSaved = insight !== null && JSON.stringify(toQuery(ran)) === JSON.stringify(toQuery(fromQuery(insight.query)))
+  const saved = useQuery({
+    queryKey: ['insight-result', base, insight?.id, insight?.last_modified_at],
+    queryFn: () => api<InsightJson>(`${base}/insights/${insight!.id}/?refresh=blocking`),
+    enabled: asSaved,
+    retry: false,
+    select: (i) => ({ results: i.result, ...('columns' in i ? { columns: i.columns } : {}) }) as Record<string, unknown>,
+  })
+  const adhoc = useQueryResult(base, asSaved ? null : toQuery(ran))
+  const result = asSaved ? saved : adhoc
   const dashboards = useQuery({ queryKey: ['dashboards', base], queryFn: () => api<ListJson<DashboardListJson>>(`${base}/dashboards/?limit=200`) })
   const save = useMutation({
     mutationFn: () => {
