@@ -51,3 +51,35 @@ test('trends and funnels break down by a group property: the current value of th
   assert.equal(missing.statusCode, 400)
   assert.equal(missing.json().attr, 'query.breakdownFilter.breakdown_group_type_index')
 })
+
+test('multiple breakdowns: each value is the list of its parts (event property, then group property), top values by total', async (t) => {
+  const app = await buildTestApp(t)
+  await captureEvents(app, identifies)
+  const withBrowser = usage.map((e, i) => ({ ...e, properties: { ...e.properties, $browser: i % 3 === 0 ? 'Firefox' : 'Chrome' } }))
+  await captureEvents(app, withBrowser, identifies.length)
+  const breakdownFilter = { breakdowns: [{ property: '$browser', type: 'event' }, { property: 'plan', type: 'group', group_type_index: 0 }], breakdown_limit: 3 }
+
+  const trends = await queryOk(app, { kind: 'TrendsQuery', dateRange, interval: 'day', series: [{ kind: 'EventsNode', event: 'signup' }], breakdownFilter })
+  const counts = new Map<string, number>()
+  for (const e of withBrowser.filter((x) => x.event === 'signup')) {
+    const k = JSON.stringify([e.properties.$browser ?? '$$_posthog_breakdown_null_$$', planOf(e)])
+    counts.set(k, (counts.get(k) ?? 0) + 1)
+  }
+  const ranked = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  assert.ok(ranked.length > 3, 'more combinations than the limit')
+  const kept = ranked.slice(0, 3)
+  const other = ranked.slice(3).reduce((sum, [, n]) => sum + n, 0)
+  const actual = trends.results.map((r: { breakdown_value: string[]; count: number; label: string }) => [r.breakdown_value, r.count, r.label])
+  assert.deepEqual(actual.slice(0, 3).map((r: unknown[]) => r[1]), kept.map(([, n]) => n))
+  assert.deepEqual(new Set(actual.slice(0, 3).map((r: unknown[]) => JSON.stringify(r[0]))), new Set(kept.map(([k]) => k)))
+  assert.deepEqual(actual[3]!.slice(0, 2), [['$$_posthog_breakdown_other_$$'], other])
+  const first = actual[0] as [string[], number, string]
+  assert.equal(first[2], `signup - ${first[0].join('::')}`)
+
+  const funnel = await queryOk(app, { kind: 'FunnelsQuery', dateRange, series: [{ kind: 'EventsNode', event: 'signup' }, { kind: 'EventsNode', event: 'purchase' }], breakdownFilter: { ...breakdownFilter, breakdown_limit: 25 } })
+  const entered = new Map(funnel.results.map((steps: Array<{ breakdown_value: string[]; count: number }>) => [JSON.stringify(steps[0]!.breakdown_value), steps[0]!.count]))
+  assert.deepEqual(entered, counts)
+
+  const tooMany = await postQuery(app, { kind: 'TrendsQuery', dateRange, series: [{ kind: 'EventsNode', event: 'signup' }], breakdownFilter: { breakdowns: [1, 2, 3, 4].map(() => ({ property: 'x' })) } })
+  assert.equal(tooMany.json().attr, 'query.breakdownFilter.breakdowns')
+})

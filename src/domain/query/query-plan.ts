@@ -50,6 +50,8 @@ export type Expr =
   | { op: 'in'; arg: Expr; values: Array<string | number> }
   | { op: 'case'; when: Array<[Expr, Expr]>; else: Expr }
   | { op: 'coalesce'; args: Expr[] }
+  /** Texts joined with a separator (NULL parts are left out). */
+  | { op: 'concat'; args: Expr[]; separator: string }
   | { op: 'to_text'; arg: Expr }
   /**
    * A window function over the relation (`lag`, `lead`, or an aggregate), partitioned and ordered,

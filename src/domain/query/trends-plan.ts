@@ -1,7 +1,7 @@
 import { bucketKey, offsetSegments } from './bucket-keys.ts'
 import { shiftInstant, type Interval, type ResolvedRange } from './date-range.ts'
 import { and, col, fromEvents, fromPlan, lit, timeBetween, type Expr, type Plan } from './query-plan.ts'
-import type { Breakdown, MathType, Series } from './trends-query.ts'
+import { BREAKDOWN_PART_SEPARATOR, type Breakdown, type BreakdownPart, type MathType, type Series } from './trends-query.ts'
 
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
 export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$'
@@ -47,7 +47,13 @@ function mathWhere(series: Series): Expr | undefined {
 
 /** The breakdown value of an event as text; absent or empty is PostHog's null marker. */
 export function breakdownExpr(b: Breakdown): Expr {
-  const value: Expr = b.type === 'group' ? groupValueExpr(b) : { op: 'property', source: b.type, key: b.key }
+  const parts = b.parts.map(partExpr)
+  return parts.length === 1 ? parts[0]! : { op: 'concat', args: parts, separator: BREAKDOWN_PART_SEPARATOR }
+}
+
+/** One part's value as text; absent or empty is PostHog's null marker. */
+function partExpr(p: BreakdownPart): Expr {
+  const value: Expr = p.type === 'group' ? groupValueExpr(p) : { op: 'property', source: p.type, key: p.key }
   const missing: Expr = { op: 'or', args: [{ op: 'is_null', arg: value }, { op: 'binary', fn: '=', left: value, right: { op: 'literal', value: '' } }] }
   return { op: 'case', when: [[missing, { op: 'literal', value: BREAKDOWN_NULL }]], else: value }
 }
@@ -56,7 +62,7 @@ export function breakdownExpr(b: Breakdown): Expr {
  * A group property of the event's group (`$group_<index>`): the groups' values looked up by key,
  * one `IN` list per distinct value (breakdown values are few, group keys may be many).
  */
-function groupValueExpr(b: Breakdown): Expr {
+function groupValueExpr(b: BreakdownPart): Expr {
   if (!b.groupValues) throw new Error('group breakdown values were not loaded')
   const byValue = new Map<string, string[]>()
   for (const [key, value] of b.groupValues) byValue.set(value, [...(byValue.get(value) ?? []), key])

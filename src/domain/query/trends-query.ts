@@ -28,7 +28,8 @@ export interface Series {
   raw: Node
 }
 
-export interface Breakdown {
+/** One property a breakdown reads. */
+export interface BreakdownPart {
   /** Property key. */
   key: string
   type: 'event' | 'person' | 'group'
@@ -39,7 +40,31 @@ export interface Breakdown {
    * runner fills it before planning; events carry group keys, not group properties).
    */
   groupValues?: ReadonlyArray<readonly [string, string]>
+}
+
+/**
+ * A breakdown by one property (`breakdown`) or several (`breakdowns`, up to 3: each value is then
+ * the list of the parts' values, PostHog's multiple breakdowns).
+ */
+export interface Breakdown {
+  parts: BreakdownPart[]
+  multiple: boolean
   limit: number
+}
+
+/** Separates the parts of a multiple breakdown's value inside the store's rows (never in results). */
+export const BREAKDOWN_PART_SEPARATOR = '\u001f'
+
+const BREAKDOWN_TYPES = ['event', 'person', 'group', 'cohort', 'session', 'hogql', 'data_warehouse', 'data_warehouse_person_property', 'event_metadata'] as const
+
+function readBreakdownPart(key: unknown, type: unknown, groupTypeIndex: unknown, attr: string, fields: { key: string; type: string; index: string }): BreakdownPart {
+  const kind = readChoice(type, `${attr}.${fields.type}`, BREAKDOWN_TYPES, 'event')
+  if (kind !== 'event' && kind !== 'person' && kind !== 'group') {
+    throw validationError(`${attr}.${fields.type}`, `Breakdowns of type "${kind}" are not supported yet (event, person, group).`, 'invalid_choice')
+  }
+  const index = readInteger(groupTypeIndex, `${attr}.${fields.index}`, { min: 0, max: 4 }) ?? null
+  if (kind === 'group' && index === null) throw validationError(`${attr}.${fields.index}`, 'A group breakdown needs its group type index.', 'required')
+  return { key: readText(key, `${attr}.${fields.key}`)!, type: kind, groupTypeIndex: kind === 'group' ? index : null }
 }
 
 export interface TrendsQuery {
@@ -91,19 +116,20 @@ export function readInterval(v: unknown, attr: string): Interval {
 /** Reads PostHog's `breakdownFilter` (one event or person property; 25 values by default, the rest as "other"). */
 export function readBreakdown(v: unknown, attr: string): Breakdown | null {
   const node = readNode(v, attr, { optional: true })
-  if (!node || node.breakdown === undefined || node.breakdown === null) {
-    if (node && Array.isArray(node.breakdowns) && node.breakdowns.length > 0) throw validationError(`${attr}.breakdowns`, 'Multiple breakdowns are not supported yet.', 'invalid_input')
-    return null
-  }
-  const type = readChoice(node.breakdown_type, `${attr}.breakdown_type`, ['event', 'person', 'group', 'cohort', 'session', 'hogql', 'data_warehouse', 'data_warehouse_person_property', 'event_metadata'] as const, 'event')
-  if (type !== 'event' && type !== 'person' && type !== 'group') {
-    throw validationError(`${attr}.breakdown_type`, `Breakdowns of type "${type}" are not supported yet (event, person, group).`, 'invalid_choice')
-  }
-  const key = readText(node.breakdown, `${attr}.breakdown`)!
+  if (!node) return null
   const limit = readInteger(node.breakdown_limit, `${attr}.breakdown_limit`, { min: 1, max: 1000, fallback: 25 })!
-  const groupTypeIndex = readInteger(node.breakdown_group_type_index, `${attr}.breakdown_group_type_index`, { min: 0, max: 4 }) ?? null
-  if (type === 'group' && groupTypeIndex === null) throw validationError(`${attr}.breakdown_group_type_index`, 'A group breakdown needs breakdown_group_type_index.', 'required')
-  return { key, type, groupTypeIndex: type === 'group' ? groupTypeIndex : null, limit }
+  const many = readArray(node.breakdowns, `${attr}.breakdowns`, { optional: true })
+  if (many.length > 0) {
+    if (many.length > 3) throw validationError(`${attr}.breakdowns`, 'At most 3 breakdowns.', 'max_length')
+    const parts = many.map((b, i) => {
+      const item = readNode(b, `${attr}.breakdowns.${i}`)
+      return readBreakdownPart(item.property, item.type, item.group_type_index, `${attr}.breakdowns.${i}`, { key: 'property', type: 'type', index: 'group_type_index' })
+    })
+    return { parts, multiple: true, limit }
+  }
+  if (node.breakdown === undefined || node.breakdown === null) return null
+  const part = readBreakdownPart(node.breakdown, node.breakdown_type, node.breakdown_group_type_index, attr, { key: 'breakdown', type: 'breakdown_type', index: 'breakdown_group_type_index' })
+  return { parts: [part], multiple: false, limit }
 }
 
 /** Reads a `TrendsQuery` node; errors name the field under `query.` as PostHog's schema validation does. */

@@ -1,7 +1,7 @@
 import { bucketDay, bucketLabel, type ResolvedRange } from './date-range.ts'
 import { evaluateFormula, type Formula } from './formula.ts'
 import { rangeKeys } from './bucket-keys.ts'
-import type { Series } from './trends-query.ts'
+import { BREAKDOWN_PART_SEPARATOR, type Series } from './trends-query.ts'
 
 /** One aggregated row of a series plan. */
 export interface SeriesRow {
@@ -11,7 +11,7 @@ export interface SeriesRow {
 }
 
 /** A trends result series with PostHog's keys. */
-export type TrendsResult = Record<string, unknown> & { data: number[]; breakdown_value?: string; aggregated_value?: number; label: string; count: number }
+export type TrendsResult = Record<string, unknown> & { data: number[]; breakdown_value?: string | string[]; aggregated_value?: number; label: string; count: number }
 
 export function seriesLabel(series: Series, actionName: string | null): string {
   if (series.customName) return series.customName
@@ -35,6 +35,11 @@ export function actionJson(series: Series, order: number, label: string) {
   }
 }
 
+/** A multiple breakdown's value as PostHog lists it: one entry per part. */
+export function breakdownParts(value: string): string[] {
+  return value.split(BREAKDOWN_PART_SEPARATOR)
+}
+
 const round = (v: number | null): number => (v === null || !Number.isFinite(v) ? 0 : v)
 
 /**
@@ -52,6 +57,8 @@ export function shapeSeries(opts: {
   compareLabel?: 'current' | 'previous'
   /** Rows are running totals at the keys where they change (rolling windows): carry each forward. */
   carryForward?: boolean
+  /** A multiple breakdown: each value is the list of its parts' values. */
+  multipleBreakdown?: boolean
 }): TrendsResult[] {
   const { range, series } = opts
   const days = range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone))
@@ -64,8 +71,9 @@ export function shapeSeries(opts: {
   return values.map((value) => {
     const rows = byValue.get(value) ?? []
     const compare = opts.compareLabel ? { compare: true, compare_label: opts.compareLabel } : {}
-    const label = opts.breakdownOrder ? `${opts.label} - ${value}` : opts.label
-    const common = { action: actionJson(series, opts.order, opts.label), label, ...compare, ...(opts.breakdownOrder ? { breakdown_value: value } : {}), filter: {} }
+    const shown = opts.multipleBreakdown ? breakdownParts(value) : value
+    const label = opts.breakdownOrder ? `${opts.label} - ${Array.isArray(shown) ? shown.join('::') : shown}` : opts.label
+    const common = { action: actionJson(series, opts.order, opts.label), label, ...compare, ...(opts.breakdownOrder ? { breakdown_value: shown } : {}), filter: {} }
     if (opts.aggregated) {
       const aggregated = round(rows[0]?.value ?? 0)
       return { ...common, aggregated_value: aggregated, count: aggregated, data: [], days, labels }
@@ -96,7 +104,7 @@ export function applyFormula(results: TrendsResult[][], formula: Formula, text: 
   const groups = new Map<string, Array<TrendsResult | undefined>>()
   results.forEach((perSeries, s) => {
     for (const r of perSeries) {
-      const key = `${String(r.compare_label ?? '')}\u0000${r.breakdown_value ?? ''}`
+      const key = `${String(r.compare_label ?? '')}\u0000${JSON.stringify(r.breakdown_value ?? '')}`
       const slot = groups.get(key) ?? results.map(() => undefined)
       slot[s] = r
       groups.set(key, slot)
@@ -105,7 +113,7 @@ export function applyFormula(results: TrendsResult[][], formula: Formula, text: 
   return [...groups.values()].map((slot) => {
     const first = slot.find((r) => r !== undefined)!
     const base = { ...first, action: null, label: `Formula (${text})`, filter: {} }
-    if (first.breakdown_value !== undefined) base.label = `Formula (${text}) - ${first.breakdown_value}`
+    if (first.breakdown_value !== undefined) base.label = `Formula (${text}) - ${Array.isArray(first.breakdown_value) ? first.breakdown_value.join('::') : first.breakdown_value}`
     if (aggregated) {
       const value = evaluateFormula(formula, slot.map((r) => r?.aggregated_value ?? 0))
       return { ...base, aggregated_value: value, count: value }

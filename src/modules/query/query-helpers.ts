@@ -22,8 +22,10 @@ export async function loadCohorts(ctx: QueryContext, filterLists: unknown[]): Pr
 
 /** A group breakdown with its groups' values loaded (events carry group keys only); other breakdowns as they are. */
 export async function withGroupValues(ctx: QueryContext, b: Breakdown | null, attr: string): Promise<Breakdown | null> {
-  if (!b || b.type !== 'group') return b
-  return { ...b, groupValues: await ctx.groupValues(b.groupTypeIndex!, b.key, attr) }
+  if (!b || !b.parts.some((p) => p.type === 'group')) return b
+  const parts = []
+  for (const p of b.parts) parts.push(p.type === 'group' ? { ...p, groupValues: await ctx.groupValues(p.groupTypeIndex!, p.key, attr) } : p)
+  return { ...b, parts }
 }
 
 /** The query's range in the project's zone; `date_from: 'all'` starts at the project's first event. */

@@ -60,7 +60,7 @@ async function funnelSteps(ctx: QueryContext, q: FunnelsQuery, spec: FunnelSpec,
   const { rows } = await ctx.run(funnelStepsPlan(persons, names.length, value))
   const byValue = new Map(rows.map((r) => [String(r.value), r]))
   const order = top.length > limit ? [...kept, BREAKDOWN_OTHER] : kept
-  return order.map((v) => shapeSteps(byValue.get(v), names, v))
+  return order.map((v) => shapeSteps(byValue.get(v), names, v, q.breakdown!.multiple))
 }
 
 /** Time to convert between `funnelFromStep` and `funnelToStep`: a histogram of persons by seconds taken. */

@@ -25,7 +25,7 @@ export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promis
     const results: TrendsResult[] = []
     for (const [period, compareLabel] of periods) {
       const { rows, order, carryForward } = await computeSeries(ctx, q, series, match, period, aggregated)
-      results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel, carryForward }))
+      results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel, carryForward, multipleBreakdown: q.breakdown?.multiple }))
     }
     perSeries.push(results)
   }

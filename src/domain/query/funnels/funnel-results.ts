@@ -1,5 +1,6 @@
 import { bucketDay, bucketLabel, type ResolvedRange } from '../date-range.ts'
 import type { Series } from '../trends-query.ts'
+import { breakdownParts } from '../trends-results.ts'
 
 /** Shapes the funnel plans' rows as PostHog's `FunnelsQuery` results. Counts come from the store; this only arranges them. */
 
@@ -12,7 +13,7 @@ export interface FunnelStepName {
 const seconds = (ms: unknown): number | null => (ms === null || ms === undefined ? null : Number(ms) / 1000)
 
 /** One step list (PostHog's `FunnelStepsResults`), for one breakdown value or for everyone. */
-export function shapeSteps(row: Record<string, unknown> | undefined, names: readonly FunnelStepName[], breakdownValue?: string) {
+export function shapeSteps(row: Record<string, unknown> | undefined, names: readonly FunnelStepName[], breakdownValue?: string, multiple = false) {
   return names.map(({ series, actionName }, k) => {
     const step: Record<string, unknown> = {
       action_id: series.kind === 'ActionsNode' ? series.actionId : series.event,
@@ -28,8 +29,8 @@ export function shapeSteps(row: Record<string, unknown> | undefined, names: read
       dropped_people_url: null,
     }
     if (breakdownValue !== undefined) {
-      step.breakdown = [breakdownValue]
-      step.breakdown_value = [breakdownValue]
+      step.breakdown = multiple ? breakdownParts(breakdownValue) : [breakdownValue]
+      step.breakdown_value = step.breakdown
     }
     return step
   })

@@ -127,6 +127,8 @@ function compileExpr(e: Expr, s: Scope): string {
       return e.values.length === 0 ? 'FALSE' : `(${x(e.arg)} IN (${e.values.map((v) => x({ op: 'literal', value: v })).join(', ')}))`
     case 'case':
       return `(CASE ${e.when.map(([c, v]) => `WHEN ${x(c)} THEN ${x(v)}`).join(' ')} ELSE ${x(e.else)} END)`
+    case 'concat':
+      return `concat_ws(${params.add(e.separator)}, ${e.args.map(x).join(', ')})`
     case 'coalesce':
       return `COALESCE(${e.args.map(x).join(', ')})`
     case 'to_text':
