@@ -85,6 +85,7 @@ export async function createAdapters(
   const queue = await openFileEventQueue({
     dir: path.join(dir, 'queue'),
     segmentBytes: config.storage.queueSegmentBytes,
+    maxBacklogBytes: config.storage.queueMaxBacklogBytes,
     logger: parts.logger?.child({ module: 'queue' }),
   })
   // Its own connection: the check never waits behind an ingestion batch.

@@ -10,6 +10,8 @@ export interface Config {
     readonly dataDir: string
     readonly metadataUrl: string | null
     readonly queueSegmentBytes: number
+    /** Unprocessed bytes the event queue may hold; past it capture answers 503 with Retry-After. */
+    readonly queueMaxBacklogBytes: number
     /** With `metadataUrl`: the longest a statement may run on the server before it is cancelled (a 503). */
     readonly statementTimeoutMs: number
   }
@@ -122,6 +124,8 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       metadataUrl: env.TALLY_DATABASE_URL || null,
       // The event queue starts a new segment file past this size (fully acknowledged ones are deleted).
       queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
+      // Accepted but not yet processed: past it capture answers 503 + Retry-After (the SDKs retry).
+      queueMaxBacklogBytes: int('TALLY_QUEUE_MAX_BACKLOG_BYTES', env.TALLY_QUEUE_MAX_BACKLOG_BYTES, 2 * 1024 ** 3, 1024),
       statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
     },
     bootstrap: {

@@ -69,6 +69,10 @@ export interface QueueBacklog {
  * - a message is one line of text: it never contains '\n'.
  */
 export interface EventQueue {
+  /**
+   * Resolves once `messages` are durable. Rejects with `QueueFullError` (nothing written) while
+   * the backlog is at its limit, with another error when the write failed (nothing kept either).
+   */
   publish(messages: string[]): Promise<void>
   /** Starts the (single) consumer. */
   consume(handler: BatchHandler, opts: ConsumeOptions): void
@@ -84,4 +88,18 @@ export interface EventQueue {
   writeState(): QueueWriteState
   /** Refuses new publishes, waits for pending flushes and the in-flight batch, and closes. */
   close(): Promise<void>
+}
+
+/**
+ * Publish refused because the unacknowledged backlog would pass the queue's limit: nothing of it
+ * was written. The worker has fallen behind; capture answers 503 with Retry-After until it catches up.
+ */
+export class QueueFullError extends Error {
+  constructor(
+    readonly backlogBytes: number,
+    readonly limitBytes: number,
+  ) {
+    super(`event queue backlog is full: ${backlogBytes} bytes unprocessed, limit ${limitBytes}`)
+    this.name = 'QueueFullError'
+  }
 }

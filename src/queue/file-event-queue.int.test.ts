@@ -185,3 +185,43 @@ test('file queue: backlog counts the unacknowledged events and bytes across segm
   assert.deepEqual(got, [...sent.slice(4), 'fresh'])
   assert.deepEqual(second.backlog(), { events: 0, bytes: 0, oldestAgeMs: 0 })
 })
+
+test('file queue: a publish past the backlog bound is refused (nothing written) until the consumer brings it under 90 %, also after a reopen', async (t) => {
+  const { QueueFullError } = await import('./event-queue.ts')
+  const dir = await newDir()
+  const msg = (i: number) => `${String(i).padStart(3, '0')}-${'x'.repeat(95)}` // 100 bytes with its newline
+  const first = await openFileEventQueue({ dir, maxBacklogBytes: 1000, segmentBytes: 450 })
+  for (let i = 0; i < 9; i++) await first.publish([msg(i)])
+  await assert.rejects(first.publish([msg(9), msg(10)]), QueueFullError, 'two would pass the bound')
+  await assert.rejects(first.publish(['a']), QueueFullError, 'refusing until under 90 %, even what would fit')
+  assert.deepEqual({ events: first.backlog().events, bytes: first.backlog().bytes }, { events: 9, bytes: 900 })
+  await first.close()
+
+  // The backlog is read back from the log on open: still at the bound.
+  const second = await openFileEventQueue({ dir, maxBacklogBytes: 1000, segmentBytes: 450 })
+  t.after(() => second.close())
+  await second.publish([msg(9)])
+  await assert.rejects(second.publish([msg(10)]), QueueFullError)
+  const got: string[] = []
+  let release!: () => void
+  const held = new Promise<void>((r) => (release = r))
+  second.consume(
+    async (m) => {
+      got.push(...m)
+      if (got.length > 2) await held
+    },
+    { maxBatch: 2, maxWaitMs: 1 },
+  )
+  // Two acknowledged: 800 bytes left, under 90 % of 1000; then the consumer is held again.
+  await new Promise<void>((resolve) => {
+    const poll = () => (second.backlog().bytes <= 800 ? resolve() : setTimeout(poll, 5))
+    poll()
+  })
+  await second.publish([msg(10)])
+  release()
+  assert.equal(await second.drain(5000), true)
+  assert.deepEqual(got, Array.from({ length: 11 }, (_, i) => msg(i)))
+
+  // An empty queue takes one publish larger than the bound.
+  await second.publish(['y'.repeat(2000)])
+})

@@ -1,5 +1,5 @@
-import type { EventQueue } from './event-queue.ts'
-import { BacklogTracker, scanBacklog } from './backlog.ts'
+import { QueueFullError, type EventQueue } from './event-queue.ts'
+import { BacklogTracker, bytesBetween, scanBacklog } from './backlog.ts'
 import { openAckWriter, recoverLog } from './segment-log.ts'
 import { SegmentReader } from './segment-reader.ts'
 import { SegmentWriter, type QueueLogger } from './segment-writer.ts'
@@ -23,7 +23,20 @@ export interface FileEventQueueOptions {
    */
   probeMinMs?: number
   probeMaxMs?: number
+  /**
+   * Bound on the backlog (bytes published and not yet acknowledged, plus publishes being written):
+   * a publish that would take it past this is refused with `QueueFullError`, and so is every
+   * publish after that until the worker has brought the backlog under 90 % of the bound (large
+   * batches are not starved by small ones slipping into the last few bytes, and the state changes
+   * are logged once per episode). An empty queue takes any publish, so one request larger than the
+   * bound still goes through. Incoming messages are counted by their characters (+1 each for the
+   * newline). Default: no bound.
+   */
+  maxBacklogBytes?: number
 }
+
+/** Once the backlog bound refused a publish, publishes are taken again below this part of it. */
+const RESUME_FRACTION = 0.9
 
 /**
  * The embedded EventQueue: an append-only segment log on local disk (`segment-log.ts`), written
@@ -61,9 +74,40 @@ export async function openFileEventQueue(opts: FileEventQueueOptions): Promise<E
     onAck: (count, ack) => backlog.acked(count, ack),
   })
   let closed = false
+  const maxBacklog = opts.maxBacklogBytes ?? Number.POSITIVE_INFINITY
+  const resumeBelow = Math.floor(maxBacklog * RESUME_FRACTION)
+  /** Characters of publishes handed to the writer and not yet settled. */
+  let inFlight = 0
+  /** Since when publishes are being refused for the bound (null: they are not). */
+  let fullSince: number | null = null
+
+  const publish = (messages: string[]): Promise<void> => {
+    if (maxBacklog === Number.POSITIVE_INFINITY || messages.length === 0) return writer.publish(messages)
+    let size = messages.length
+    for (const m of messages) size += m.length
+    const used = bytesBetween(reader.ack(), writer.durable(), writer.sealed) + inFlight
+    if (used > 0 && (used + size > maxBacklog || (fullSince !== null && used >= resumeBelow))) {
+      if (fullSince === null) {
+        fullSince = Date.now()
+        opts.logger?.warn({ backlogBytes: used, limitBytes: maxBacklog }, 'event queue backlog at its limit: capture answers 503 until the worker catches up')
+      }
+      return Promise.reject(new QueueFullError(used, maxBacklog))
+    }
+    if (fullSince !== null) {
+      opts.logger?.warn({ backlogBytes: used, limitBytes: maxBacklog, fullMs: Date.now() - fullSince }, 'event queue backlog below its limit again')
+      fullSince = null
+    }
+    inFlight += size
+    const written = writer.publish(messages)
+    const settle = () => {
+      inFlight -= size
+    }
+    written.then(settle, settle)
+    return written
+  }
 
   return {
-    publish: (messages) => writer.publish(messages),
+    publish,
     consume: (handler, o) => reader.consume(handler, o),
     async drain(timeoutMs) {
       await writer.idle()

@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto'
 import { extractEvents, normaliseEvent, type DecodedCaptureBody, type RandomBytes } from '../../domain/events/index.ts'
 import type { IngestionCounters } from '../../ingestion/ingestion-counters.ts'
 import { encodeQueuedEvent } from '../../ingestion/queued-event.ts'
-import type { EventQueue } from '../../queue/event-queue.ts'
+import { QueueFullError, type EventQueue } from '../../queue/event-queue.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import { resolvePublicProject } from '../projects/resolve-public-project.ts'
 import { AppError } from '../../shared/errors.ts'
@@ -30,7 +30,7 @@ export interface CaptureDeps {
   queue: EventQueue
   counters: IngestionCounters
   randomBytes?: RandomBytes
-  /** `Retry-After` (seconds) of the 503 answered when the queue cannot write (default 5). */
+  /** `Retry-After` (seconds) of the 503 answered when the queue cannot write or is full (default 5). */
   retryAfterSeconds?: number
 }
 
@@ -54,7 +54,8 @@ function pooledRandomBytes(): RandomBytes {
  * only once the queue has them on disk, so a 200 means "will not be lost". Invalid events inside an
  * accepted request (no name, no or empty distinct_id) are dropped silently and counted.
  * Throws AppError for an unreadable payload or a bad key (the whole request is refused), and
- * `service_unavailable` when the queue cannot write them (disk full, I/O error).
+ * `service_unavailable` when the queue cannot write them (disk full, I/O error) or its backlog of
+ * unprocessed events is at its limit (the worker has fallen behind).
  */
 export function createCaptureService(deps: CaptureDeps) {
   const randomBytes = deps.randomBytes ?? pooledRandomBytes()
@@ -84,6 +85,13 @@ export function createCaptureService(deps: CaptureDeps) {
       try {
         await deps.queue.publish(lines)
       } catch (err) {
+        if (err instanceof QueueFullError) {
+          deps.counters.add('refused', 'backlog_full', lines.length)
+          throw new AppError('service_unavailable', 'Too many events are waiting to be processed; retry later.', null, {
+            retryAfterSeconds: deps.retryAfterSeconds ?? 5,
+            cause: err,
+          })
+        }
         // Nothing of this request is durable (a failed write is undone): a 503 tells the SDK to
         // send it again; never a 200 for events that are not on disk.
         throw new AppError('service_unavailable', 'Events could not be stored right now; retry later.', null, {
