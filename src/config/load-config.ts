@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { parseCrashAt } from '../shared/crash-points.ts'
 
@@ -73,6 +74,9 @@ export interface HttpConfig {
   readonly maxConnectionsPerIp: number
   /** Addresses/CIDRs whose `X-Forwarded-*` headers are believed (empty: nobody's). */
   readonly trustedProxies: readonly string[]
+  /** Threads that decode capture bodies of `captureDecodeMinBytes` or more off the event loop (0: none). */
+  readonly captureDecodeThreads: number
+  readonly captureDecodeMinBytes: number
 }
 
 /** Flag values given on the command line; each wins over its environment variable. */
@@ -118,6 +122,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       maxRequestsPerSocket: int('TALLY_MAX_REQUESTS_PER_SOCKET', env.TALLY_MAX_REQUESTS_PER_SOCKET, 10_000, 0),
       maxConnectionsPerIp: int('TALLY_MAX_CONNECTIONS_PER_IP', env.TALLY_MAX_CONNECTIONS_PER_IP, 256, 0),
       trustedProxies: (env.TALLY_TRUSTED_PROXIES ?? '').split(',').map((x) => x.trim()).filter((x) => x !== ''),
+      // One per core beyond the event loop's (at most 4); bodies under 4 KiB are cheaper decoded inline.
+      captureDecodeThreads: int('TALLY_CAPTURE_DECODE_THREADS', env.TALLY_CAPTURE_DECODE_THREADS, Math.min(4, availableParallelism() - 1), 0, 64),
+      captureDecodeMinBytes: int('TALLY_CAPTURE_DECODE_MIN_BYTES', env.TALLY_CAPTURE_DECODE_MIN_BYTES, 4096, 0),
     },
     storage: {
       dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),

@@ -143,7 +143,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
 
   await app.register(async (publicScope) => {
     // Public routes (capture, decide) register here with their own body parsing.
-    await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes })
+    await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes, decode: opts.limits && { threads: opts.limits.captureDecodeThreads, minBytes: opts.limits.captureDecodeMinBytes } })
     const { decide, projects, flagDefinitions: definitions } = services
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)

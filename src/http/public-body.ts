@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { decodeCaptureBody, type DecodedCaptureBody } from '../domain/events/index.ts'
+import { decodeCaptureBody, type CaptureBodyInput, type DecodedCaptureBody } from '../domain/events/index.ts'
 
 /**
  * Decodes a public endpoint's body (capture, batch, decide) however the SDK packed it: JSON, gzip
@@ -8,14 +8,19 @@ import { decodeCaptureBody, type DecodedCaptureBody } from '../domain/events/ind
  * Throws AppError('invalid_payload' | 'payload_too_large').
  */
 export function decodePublicBody(req: FastifyRequest, maxDecodedBytes: number): DecodedCaptureBody {
-  return decodeCaptureBody({
+  return decodeCaptureBody(publicBodyInput(req, maxDecodedBytes))
+}
+
+/** What decodeCaptureBody reads of a request (plain data: capture may decode it in another thread). */
+export function publicBodyInput(req: FastifyRequest, maxDecodedBytes: number): CaptureBodyInput {
+  return {
     body: Buffer.isBuffer(req.body) ? req.body : null,
     contentType: req.headers['content-type'] ?? null,
     contentEncoding: header(req, 'content-encoding'),
     query: queryOf(req),
     method: req.method,
     maxBytes: maxDecodedBytes,
-  })
+  }
 }
 
 export function queryOf(req: FastifyRequest): Record<string, unknown> {

@@ -1,3 +1,5 @@
+import type { ParsedProperties } from './event-properties.ts'
+
 /** One event as stored: the result of the ingestion pipeline. */
 export interface StoredEvent {
   uuid: string
@@ -6,9 +8,15 @@ export interface StoredEvent {
   distinctId: string
   /**
    * Every property, as JSON object text. It stays serialised from capture to storage: the pipeline
-   * never pays for a parse it does not need (steps that read properties parse them).
+   * never pays for a parse it does not need (steps that read properties parse them once per batch,
+   * through `propertiesOf`).
    */
   properties: string
+  /**
+   * `properties` parsed, kept by the first step that read them (see event-properties.ts); the
+   * event store ignores it. Undefined until then.
+   */
+  parsed?: ParsedProperties
   elementsChain: string
   timestamp: Date
   createdAt: Date

@@ -49,6 +49,7 @@ export function decodeQueuedEvent(message: string): StoredEvent {
     createdAt: new Date(h[5]),
     elementsChain: h[6],
     properties,
+    parsed: undefined,
     personId: null,
   }
 }

@@ -12,12 +12,16 @@ let armed = false
 let target = ''
 let remaining = 0
 let unsafeAckBeforeWrite = false
+let installed: { point: CrashPointName; nth: number } | null = null
 
 /** Every point the code calls, so a test (and config validation) can tell a typo from a point. */
 export const CRASH_POINTS = [
   // HTTP accept (capture)
   'capture.body-received',
   'capture.after-publish',
+  // capture decode thread: the process dies mid-decode; `-exit`: only the thread ends (the process lives)
+  'capture.decode-thread',
+  'capture.decode-thread-exit',
   // queue flush (producer side, group commit)
   'queue.flush.before-write',
   'queue.flush.after-write',
@@ -55,10 +59,16 @@ export function parseCrashAt(raw: string): { point: CrashPointName; nth: number 
 
 /** Arms one point (called once at start-up by `tally serve` from the config); null disarms. */
 export function installCrashPoints(opts: { crashAt: { point: CrashPointName; nth: number } | null; unsafeAckBeforeWrite?: boolean }): void {
+  installed = opts.crashAt
   armed = opts.crashAt !== null
   target = opts.crashAt?.point ?? ''
   remaining = opts.crashAt?.nth ?? 0
   unsafeAckBeforeWrite = opts.unsafeAckBeforeWrite === true
+}
+
+/** The point armed at start-up, as given (worker threads arm their own copy of this module with it). */
+export function installedCrashPoint(): { point: CrashPointName; nth: number } | null {
+  return installed
 }
 
 /** SIGKILLs this process the nth time `name` is reached, if that point is armed. */

@@ -5,6 +5,7 @@ import {
 import type { DefinitionStore } from '../../modules/definitions/definition-store.ts'
 import { classifyFailure } from '../../shared/classify-failure.ts'
 import type { StoredEvent } from '../event-store.ts'
+import { propertiesOf } from '../event-properties.ts'
 import { ok, type BatchStep } from '../results.ts'
 
 export interface DefinitionsStepDeps {
@@ -89,8 +90,8 @@ async function readSources(
     const e = batch[i]!
     let properties: Record<string, unknown> = {}
     try {
-      const parsed: unknown = JSON.parse(e.properties)
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) properties = parsed as Record<string, unknown>
+      // Parsed once per batch: the persons step before this one has usually parsed them already.
+      properties = propertiesOf(e)
     } catch {
       // The persons step dead-letters unreadable properties; a stray one here only adds its name.
     }

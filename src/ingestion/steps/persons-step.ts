@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { groupsToLookUp, planGroupUpdates } from '../../domain/groups/index.ts'
 import { distinctIdsToLookUp, planPersonUpdates, type PersonEvent, type PersonPlan } from '../../domain/persons/index.ts'
 import type { StoredEvent } from '../event-store.ts'
+import { propertiesOf } from '../event-properties.ts'
 import type { GroupStore, PersonOverrideStore, PersonStore } from '../person-store.ts'
 import { dlq, drop, ok, type BatchStep, type StepResult } from '../results.ts'
 
@@ -49,13 +50,9 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
         const e = batch[i]!
         let properties: Record<string, unknown>
         try {
-          properties = JSON.parse(e.properties) as Record<string, unknown>
+          properties = propertiesOf(e)
         } catch (err) {
           results[i] = dlq('unreadable_properties', err)
-          continue
-        }
-        if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
-          results[i] = dlq('unreadable_properties')
           continue
         }
         let group = byProject.get(e.projectId)
@@ -97,16 +94,19 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
           if (text === undefined) snapshotText.set(r.personProperties, (text = JSON.stringify(r.personProperties)))
           const source = batch[i]!
           let properties = source.properties
+          let parsed = source.parsed
           if (r.personMode !== 'full') {
             const props = group.events[k]!.properties
             if (PERSON_UPDATE_KEYS.some((key) => Object.hasOwn(props, key))) {
               const rest = { ...props }
               for (const key of PERSON_UPDATE_KEYS) delete rest[key]
               properties = JSON.stringify(rest)
+              // The next steps read the stripped object with the stripped text, without a parse.
+              parsed = { text: properties, value: rest }
             }
           }
           const groups = eventGroups?.[k]
-          results[i] = ok({ ...source, properties, personId: r.personId, personProperties: text, ...(groups ? { groups } : {}) })
+          results[i] = ok({ ...source, properties, parsed, personId: r.personId, personProperties: text, ...(groups ? { groups } : {}) })
         }
       }
       return results

@@ -1,24 +1,15 @@
 import { randomFillSync } from 'node:crypto'
-import { extractEvents, normaliseEvent, type DecodedCaptureBody, type RandomBytes } from '../../domain/events/index.ts'
+import type { RandomBytes } from '../../domain/events/index.ts'
 import type { IngestionCounters } from '../../ingestion/ingestion-counters.ts'
-import { encodeQueuedEvent } from '../../ingestion/queued-event.ts'
 import { QueueFullError, type EventQueue } from '../../queue/event-queue.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import { resolvePublicProject } from '../projects/resolve-public-project.ts'
 import { AppError } from '../../shared/errors.ts'
+import { crashPoint } from '../../shared/crash-points.ts'
+import { joinQueuedLines, transformCaptureRequest, type CaptureTransformInput, type CaptureTransformOutput } from './capture-transform.ts'
 
-export interface CaptureRequest {
-  decoded: DecodedCaptureBody
-  query: Record<string, unknown>
-  method: string
-  /** True on `/engage` paths (people updates without an event name become `$identify`). */
-  isEngage: boolean
-  /** `Authorization: Bearer` token, used when the body names no key. */
-  bearer: string | null
-  ip: string | null
-  /** Receive time: the clock-skew reference and every event's `created_at`. */
-  now: Date
-}
+/** A capture request as the routes read it: the raw body and what decoding it needs. */
+export type CaptureRequest = CaptureTransformInput
 
 export interface CaptureResult {
   accepted: number
@@ -32,6 +23,13 @@ export interface CaptureDeps {
   randomBytes?: RandomBytes
   /** `Retry-After` (seconds) of the 503 answered when the queue cannot write or is full (default 5). */
   retryAfterSeconds?: number
+}
+
+/** Decodes large bodies elsewhere (a decode thread pool); small ones are decoded inline. */
+export interface CaptureOffload {
+  /** Bodies (plus `?data=`) of at least this many bytes go to `run`. */
+  minBytes: number
+  run(input: CaptureTransformInput): Promise<CaptureTransformOutput>
 }
 
 /** Random bytes for server-made UUIDv7s, drawn from a pool to keep the per-event cost tiny. */
@@ -59,29 +57,21 @@ function pooledRandomBytes(): RandomBytes {
  */
 export function createCaptureService(deps: CaptureDeps) {
   const randomBytes = deps.randomBytes ?? pooledRandomBytes()
+  let offload: CaptureOffload | null = null
 
   return {
+    /** From now on, bodies of `minBytes` or more are decoded by `run` (null: all inline). */
+    setOffload(o: CaptureOffload | null) {
+      offload = o
+    },
+
     async capture(req: CaptureRequest): Promise<CaptureResult> {
-      const { payload, form } = req.decoded
-      const extracted = extractEvents({ payload, form, query: req.query, method: req.method, isEngage: req.isEngage })
-      const top = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null
-      const project = await resolvePublicProject(
-        deps.projects,
-        extracted.token ?? req.bearer,
-        top?.project_id ?? form.project_id ?? req.query.project_id,
-      )
-      const ctx = { now: req.now, sentAt: extracted.sentAt, ip: req.ip, randomBytes }
-      const lines: string[] = []
-      let dropped = 0
-      for (const raw of extracted.events) {
-        const result = normaliseEvent(raw, ctx)
-        if (result.kind === 'drop') {
-          dropped++
-          deps.counters.add('drop', result.reason)
-          continue
-        }
-        lines.push(encodeQueuedEvent(project.id, result.event))
-      }
+      const out = offload !== null && requestBytes(req) >= offload.minBytes ? await offload.run(req) : transformCaptureRequest(req, randomBytes)
+      crashPoint('capture.body-received')
+      const project = await resolvePublicProject(deps.projects, out.token, out.projectIdHint)
+      for (const reason of out.drops) deps.counters.add('drop', reason)
+      const dropped = out.drops.length
+      const lines = joinQueuedLines(out, project.id)
       try {
         await deps.queue.publish(lines)
       } catch (err) {
@@ -106,3 +96,8 @@ export function createCaptureService(deps: CaptureDeps) {
 }
 
 export type CaptureService = ReturnType<typeof createCaptureService>
+
+function requestBytes(req: CaptureRequest): number {
+  const data = req.body.query?.data
+  return (req.body.body?.length ?? 0) + (typeof data === 'string' ? data.length : 0)
+}

@@ -1,0 +1,79 @@
+import {
+  decodeCaptureBody, extractEvents, normaliseEvent, type CaptureBodyInput, type RandomBytes,
+} from '../../domain/events/index.ts'
+import { encodeQueuedEvent } from '../../ingestion/queued-event.ts'
+
+/** What one capture request needs decoded, in plain data (it crosses to a decode thread). */
+export interface CaptureTransformInput {
+  body: CaptureBodyInput
+  isEngage: boolean
+  /** `Authorization: Bearer` token, used when the body names no key. */
+  bearer: string | null
+  ip: string | null
+  /** Receive time (ms since epoch): the clock-skew reference and every event's `created_at`. */
+  nowMs: number
+}
+
+/**
+ * A request's events, normalised and encoded for the queue, before its project is known: each
+ * queue message is `heads[i] + projectId + tails[i]` (see `joinQueuedLines`). The project is
+ * resolved from `token`/`projectIdHint` afterwards, on the main thread, which holds the project cache.
+ */
+export interface CaptureTransformOutput {
+  token: string | null
+  /** `project_id` of the body, form or query, as given (resolvePublicProject checks it). */
+  projectIdHint: unknown
+  heads: string[]
+  tails: string[]
+  /** Reason of each dropped event (no name, no distinct id...). */
+  drops: string[]
+}
+
+/** The project id encodeQueuedEvent is called with; replaced by the real one in `joinQueuedLines`. */
+const PLACEHOLDER_PROJECT = 0
+
+/**
+ * Decode (gzip/lz64/base64/form, JSON, text cleaning), extract and normalise a capture request and
+ * encode its events: the CPU-heavy part of capture, pure (time and randomness from the input and
+ * `randomBytes`), so it runs on the event loop or in a decode thread alike. Throws AppError as
+ * decodeCaptureBody/extractEvents do (400 `invalid_payload`, 413 `payload_too_large`...).
+ */
+export function transformCaptureRequest(input: CaptureTransformInput, randomBytes: RandomBytes): CaptureTransformOutput {
+  const { payload, form } = decodeCaptureBody(input.body)
+  const query = input.body.query ?? {}
+  const extracted = extractEvents({ payload, form, query, method: input.body.method, isEngage: input.isEngage })
+  const top = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null
+  const ctx = { now: new Date(input.nowMs), sentAt: extracted.sentAt, ip: input.ip, randomBytes }
+  const heads: string[] = []
+  const tails: string[] = []
+  const drops: string[] = []
+  for (const raw of extracted.events) {
+    const result = normaliseEvent(raw, ctx)
+    if (result.kind === 'drop') {
+      drops.push(result.reason)
+      continue
+    }
+    const line = encodeQueuedEvent(PLACEHOLDER_PROJECT, result.event)
+    // The message starts `["<uuid>",0,`: split around the placeholder id.
+    const head = `${JSON.stringify([result.event.uuid]).slice(0, -1)},`
+    const cut = head.length + String(PLACEHOLDER_PROJECT).length
+    if (!line.startsWith(head) || line.charCodeAt(cut) !== 0x2c) throw new Error('queued event encoding does not start with [uuid, projectId')
+    heads.push(head)
+    tails.push(line.slice(cut))
+  }
+  return {
+    token: extracted.token ?? input.bearer,
+    projectIdHint: top?.project_id ?? form.project_id ?? query.project_id,
+    heads,
+    tails,
+    drops,
+  }
+}
+
+/** The queue messages of a transformed request once its project is known. */
+export function joinQueuedLines(out: Pick<CaptureTransformOutput, 'heads' | 'tails'>, projectId: number): string[] {
+  const id = String(projectId)
+  const lines: string[] = new Array(out.heads.length)
+  for (let i = 0; i < lines.length; i++) lines[i] = out.heads[i]! + id + out.tails[i]!
+  return lines
+}
