@@ -71,9 +71,10 @@ test('a thread that ends mid-request fails that request with 503 service_unavail
   t.after(() => installCrashPoints({ crashAt: null }))
   const pool = createDecodePool({ threads: 1 })
   t.after(() => pool.close())
-  installCrashPoints({ crashAt: null })
   const body = batchBody(10)
+  // The thread is spawned by this first request, with the point armed.
   assert.equal((await pool.run(input(body))).heads.length, 8)
+  installCrashPoints({ crashAt: null })
   await assert.rejects(pool.run(input(body)), (err: unknown) => {
     assert.ok(err instanceof AppError)
     assert.equal(err.code, 'service_unavailable')
@@ -82,4 +83,18 @@ test('a thread that ends mid-request fails that request with 503 service_unavail
   })
   // The replacement starts unarmed (the point was disarmed after the pool started).
   assert.equal((await pool.run(input(body))).heads.length, 8)
+})
+
+test('threads start with the first request and end when idle; the next request starts them again', async (t) => {
+  const pool = createDecodePool({ threads: 2, idleMs: 100 })
+  t.after(() => pool.close())
+  assert.equal(pool.liveThreads(), 0, 'no thread before a request')
+  const body = batchBody(10)
+  assert.equal((await pool.run(input(body))).heads.length, 8)
+  assert.equal(pool.liveThreads(), 2)
+  const deadline = Date.now() + 10_000
+  while (pool.liveThreads() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+  assert.equal(pool.liveThreads(), 0, 'idle threads ended')
+  assert.equal((await pool.run(input(body))).heads.length, 8)
+  assert.equal(pool.liveThreads(), 2)
 })

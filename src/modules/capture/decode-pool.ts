@@ -9,6 +9,11 @@ export interface DecodePoolOptions {
   /** `Retry-After` of the 503 answered for a request whose thread died (default 5). */
   retryAfterSeconds?: number
   logger?: Pick<Logger, 'warn' | 'error'>
+  /**
+   * The threads start with the first request and end after this long without one (default 60 s):
+   * an idle Tally does not keep their heaps (~50 MB of RSS for one thread).
+   */
+  idleMs?: number
 }
 
 interface Pending {
@@ -86,7 +91,7 @@ export function createDecodePool(opts: DecodePoolOptions) {
       const delayMs = failures === 0 ? 0 : Math.min(30_000, 250 * 2 ** (failures - 1))
       opts.logger?.error({ err: why, inFlight: n, respawnInMs: delayMs }, 'capture decode thread died; its requests were answered 503 and a new thread starts')
       if (delayMs === 0) spawn(index)
-      else setTimeout(() => !closed && spawn(index), delayMs).unref()
+      else setTimeout(() => !closed && slots[index] === slot && spawn(index), delayMs).unref()
     }
     worker.on('error', fail)
     worker.on('exit', (code) => fail(new Error(`decode thread exited with code ${code}`)))
@@ -97,11 +102,22 @@ export function createDecodePool(opts: DecodePoolOptions) {
       retryAfterSeconds: opts.retryAfterSeconds ?? 5,
       ...(cause !== undefined && { cause }),
     })
-  for (let i = 0; i < opts.threads; i++) spawn(i)
+  const idleMs = opts.idleMs ?? 60_000
+  let lastRun = 0
+  const reaper = setInterval(() => {
+    if (slots.length === 0 || Date.now() - lastRun < idleMs || slots.some((s) => s.pending.size > 0)) return
+    for (const s of slots.splice(0)) {
+      s.alive = false // not a death: no respawn
+      void s.worker.terminate()
+    }
+  }, Math.min(idleMs, 10_000))
+  reaper.unref()
 
   return {
     run(input: CaptureTransformInput): Promise<CaptureTransformOutput> {
       if (closed) return Promise.reject(new AppError('service_unavailable', 'Shutting down; retry later.', null, { retryAfterSeconds: opts.retryAfterSeconds ?? 5 }))
+      lastRun = Date.now()
+      if (slots.length === 0) for (let i = 0; i < opts.threads; i++) spawn(i)
       let slot: Slot | null = null
       for (const s of slots) if (s.alive && (slot === null || s.pending.size < slot.pending.size)) slot = s
       if (slot === null) return Promise.reject(unavailable())
@@ -116,8 +132,13 @@ export function createDecodePool(opts: DecodePoolOptions) {
         if (chosen.pending.size === 0) chosen.worker.unref()
       }) as Promise<CaptureTransformOutput>
     },
+    /** Threads running now (0 before the first request and after `idleMs` without one). */
+    liveThreads(): number {
+      return slots.filter((s) => s.alive).length
+    },
     async close(): Promise<void> {
       closed = true
+      clearInterval(reaper)
       await Promise.all(slots.map((s) => s.worker.terminate()))
     },
   }
