@@ -1,12 +1,11 @@
-import { randomFillSync } from 'node:crypto'
-import type { RandomBytes } from '../../domain/events/index.ts'
 import type { IngestionCounters } from '../../ingestion/ingestion-counters.ts'
 import { QueueFullError, type EventQueue } from '../../queue/event-queue.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import { resolvePublicProject } from '../projects/resolve-public-project.ts'
 import { AppError } from '../../shared/errors.ts'
 import { crashPoint } from '../../shared/crash-points.ts'
-import { joinQueuedLines, transformCaptureRequest, type CaptureTransformInput, type CaptureTransformOutput } from './capture-transform.ts'
+import type { RandomBytes } from '../../domain/events/index.ts'
+import { joinQueuedLines, pooledRandomBytes, transformCaptureRequest, type CaptureTransformInput, type CaptureTransformOutput } from './capture-transform.ts'
 
 /** A capture request as the routes read it: the raw body and what decoding it needs. */
 export type CaptureRequest = CaptureTransformInput
@@ -30,20 +29,6 @@ export interface CaptureOffload {
   /** Bodies (plus `?data=`) of at least this many bytes go to `run`. */
   minBytes: number
   run(input: CaptureTransformInput): Promise<CaptureTransformOutput>
-}
-
-/** Random bytes for server-made UUIDv7s, drawn from a pool to keep the per-event cost tiny. */
-function pooledRandomBytes(): RandomBytes {
-  const pool = Buffer.allocUnsafe(64 * 1024)
-  let at = pool.length
-  return (n) => {
-    if (at + n > pool.length) {
-      randomFillSync(pool)
-      at = 0
-    }
-    at += n
-    return pool.subarray(at - n, at)
-  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto'
 import {
   decodeCaptureBody, extractEvents, normaliseEvent, type CaptureBodyInput, type RandomBytes,
 } from '../../domain/events/index.ts'
@@ -76,4 +77,18 @@ export function joinQueuedLines(out: Pick<CaptureTransformOutput, 'heads' | 'tai
   const lines: string[] = new Array(out.heads.length)
   for (let i = 0; i < lines.length; i++) lines[i] = out.heads[i]! + id + out.tails[i]!
   return lines
+}
+
+/** Random bytes for server-made UUIDv7s, drawn from a pool to keep the per-event cost tiny. */
+export function pooledRandomBytes(): RandomBytes {
+  const pool = Buffer.allocUnsafe(64 * 1024)
+  let at = pool.length
+  return (n) => {
+    if (at + n > pool.length) {
+      randomFillSync(pool)
+      at = 0
+    }
+    at += n
+    return pool.subarray(at - n, at)
+  }
 }

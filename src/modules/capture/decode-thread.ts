@@ -1,8 +1,7 @@
-import { randomFillSync } from 'node:crypto'
 import { parentPort, workerData } from 'node:worker_threads'
 import { AppError } from '../../shared/errors.ts'
 import { crashPoint, installCrashPoints, type CrashPointName } from '../../shared/crash-points.ts'
-import { transformCaptureRequest, type CaptureTransformInput } from './capture-transform.ts'
+import { pooledRandomBytes, transformCaptureRequest, type CaptureTransformInput } from './capture-transform.ts'
 
 /**
  * A capture decode thread (see decode-pool.ts): answers each `{ id, input }` with
@@ -16,16 +15,7 @@ installCrashPoints({ crashAt: armed?.point === 'capture.decode-thread' ? armed :
 /** `capture.decode-thread-exit[:n]`: this thread alone ends on its nth request (the process lives on). */
 let exitCountdown = armed?.point === 'capture.decode-thread-exit' ? armed.nth : 0
 
-const pool = Buffer.allocUnsafe(64 * 1024)
-let at = pool.length
-const randomBytes = (n: number) => {
-  if (at + n > pool.length) {
-    randomFillSync(pool)
-    at = 0
-  }
-  at += n
-  return pool.subarray(at - n, at)
-}
+const randomBytes = pooledRandomBytes()
 
 parentPort!.on('message', (msg: { id: number; input: CaptureTransformInput }) => {
   if (exitCountdown > 0 && --exitCountdown === 0) process.exit(1)
