@@ -76,6 +76,10 @@ async function main() {
   // Ceiling first, alone on the machine.
   const ceiling = await start(['bench/ceiling-server.ts'], {}, /ceiling ready on (http:\/\/\S+)/)
   const ceilBatch = await load(`${ceiling.url}/batch/`, 32, batchBodies, gzipHeaders)
+  // The issue's ceiling: gunzip + JSON.parse + HTTP on one process (its CPU per 1,000 events too).
+  const parseCpu0 = cpuSeconds(ceiling.child.pid!)
+  const ceilParse = await load(`${ceiling.url}/parse/`, 32, batchBodies, gzipHeaders)
+  const parseCpuMsPer1000 = (1000 * 1000 * (cpuSeconds(ceiling.child.pid!) - parseCpu0)) / (ceilParse['2xx'] * BATCH_SIZE)
   const ceilSingle = await load(`${ceiling.url}/e/`, 100, singleBodies, jsonHeaders)
   ceiling.child.kill('SIGTERM')
 
@@ -135,8 +139,11 @@ async function main() {
   const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(0)}% of ceiling`
   console.log(`\nTally ingestion benchmark: ${SECONDS}s per phase, ${os.cpus().length} CPUs, Node ${process.version}\n`)
   row('ceiling /batch/ (bare Fastify, gzip 100 ev)', `${batch.requests.average.toFixed(0)} req/s vs ${ceilBatch.requests.average.toFixed(0)} req/s ceiling (${pct(batch.requests.average, ceilBatch.requests.average)})`)
-  row('/batch/ events/s accepted (durable)', `${(batchEvents / batch.duration).toFixed(0)} (${batch['2xx']} requests, non-2xx ${batch.non2xx})`)
-  row('/batch/ events/s durable and readable', `${(batchEvents / batchReadableSec).toFixed(0)} (last event readable ${batchReadableSec.toFixed(1)}s after start)`)
+  const parseEvPerSec = (ceilParse['2xx'] * BATCH_SIZE) / ceilParse.duration
+  const ratio = (evPerSec: number) => `${(evPerSec / parseEvPerSec).toFixed(3)}x the parse-only ceiling`
+  row('parse-only ceiling /batch/ (gunzip + parse)', `${parseEvPerSec.toFixed(0)} events/s, ${parseCpuMsPer1000.toFixed(1)} ms CPU per 1,000 events`)
+  row('/batch/ events/s accepted (durable)', `${(batchEvents / batch.duration).toFixed(0)} = ${ratio(batchEvents / batch.duration)} (${batch['2xx']} requests, non-2xx ${batch.non2xx})`)
+  row('/batch/ events/s durable and readable', `${(batchEvents / batchReadableSec).toFixed(0)} = ${ratio(batchEvents / batchReadableSec)} (last event readable ${batchReadableSec.toFixed(1)}s after start)`)
   row('/batch/ Tally CPU per 1,000 events', `${((1000 * 1000 * batchCpu) / batchEvents).toFixed(0)} ms (all threads, accept to stored)`)
   row('/batch/ latency p50 / p99', `${batch.latency.p50} ms / ${batch.latency.p99} ms (ceiling ${ceilBatch.latency.p50} / ${ceilBatch.latency.p99} ms)`)
   const plainReadable = batchEvents / batchReadableSec
