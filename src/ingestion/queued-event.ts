@@ -8,16 +8,21 @@ import type { StoredEvent } from './event-store.ts'
  * Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain].
  */
 export function encodeQueuedEvent(projectId: number, e: NormalisedEvent): string {
-  const header = JSON.stringify([
-    e.uuid,
-    projectId,
-    e.event,
-    e.distinctId,
-    e.timestamp.getTime(),
-    e.createdAt.getTime(),
-    e.elementsChain,
-  ])
-  return `${header}\t${JSON.stringify(e.properties)}`
+  const { head, tail } = encodeQueuedEventParts(e)
+  return head + projectId + tail
+}
+
+/**
+ * The queue message of an event whose project is not known yet, in two parts:
+ * `head + projectId + tail` is `encodeQueuedEvent(projectId, e)`. Capture's decode threads encode
+ * before the main thread has resolved the request's project.
+ */
+export function encodeQueuedEventParts(e: NormalisedEvent): { head: string; tail: string } {
+  const rest = JSON.stringify([e.event, e.distinctId, e.timestamp.getTime(), e.createdAt.getTime(), e.elementsChain])
+  return {
+    head: `[${JSON.stringify(e.uuid)},`,
+    tail: `,${rest.slice(1)}\t${JSON.stringify(e.properties)}`,
+  }
 }
 
 /** Reads a queue message back into the row the event store writes. Throws on a malformed message. */

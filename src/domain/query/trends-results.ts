@@ -40,6 +40,11 @@ export function breakdownParts(value: string): string[] {
   return value.split(BREAKDOWN_PART_SEPARATOR)
 }
 
+/** A breakdown value as it appears in a series label (`a::b` for a multiple breakdown, as PostHog's). */
+function breakdownLabel(value: string | string[]): string {
+  return Array.isArray(value) ? value.join('::') : value
+}
+
 const round = (v: number | null): number => (v === null || !Number.isFinite(v) ? 0 : v)
 
 /**
@@ -72,7 +77,7 @@ export function shapeSeries(opts: {
     const rows = byValue.get(value) ?? []
     const compare = opts.compareLabel ? { compare: true, compare_label: opts.compareLabel } : {}
     const shown = opts.multipleBreakdown ? breakdownParts(value) : value
-    const label = opts.breakdownOrder ? `${opts.label} - ${Array.isArray(shown) ? shown.join('::') : shown}` : opts.label
+    const label = opts.breakdownOrder ? `${opts.label} - ${breakdownLabel(shown)}` : opts.label
     const common = { action: actionJson(series, opts.order, opts.label), label, ...compare, ...(opts.breakdownOrder ? { breakdown_value: shown } : {}), filter: {} }
     if (opts.aggregated) {
       const aggregated = round(rows[0]?.value ?? 0)
@@ -113,7 +118,7 @@ export function applyFormula(results: TrendsResult[][], formula: Formula, text: 
   return [...groups.values()].map((slot) => {
     const first = slot.find((r) => r !== undefined)!
     const base = { ...first, action: null, label: `Formula (${text})`, filter: {} }
-    if (first.breakdown_value !== undefined) base.label = `Formula (${text}) - ${Array.isArray(first.breakdown_value) ? first.breakdown_value.join('::') : first.breakdown_value}`
+    if (first.breakdown_value !== undefined) base.label = `Formula (${text}) - ${breakdownLabel(first.breakdown_value)}`
     if (aggregated) {
       const value = evaluateFormula(formula, slot.map((r) => r?.aggregated_value ?? 0))
       return { ...base, aggregated_value: value, count: value }

@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto'
 import {
   decodeCaptureBody, extractEvents, normaliseEvent, type CaptureBodyInput, type RandomBytes,
 } from '../../domain/events/index.ts'
-import { encodeQueuedEvent } from '../../ingestion/queued-event.ts'
+import { encodeQueuedEventParts } from '../../ingestion/queued-event.ts'
 
 /** What one capture request needs decoded, in plain data (it crosses to a decode thread). */
 export interface CaptureTransformInput {
@@ -30,9 +30,6 @@ export interface CaptureTransformOutput {
   drops: string[]
 }
 
-/** The project id encodeQueuedEvent is called with; replaced by the real one in `joinQueuedLines`. */
-const PLACEHOLDER_PROJECT = 0
-
 /**
  * Decode (gzip/lz64/base64/form, JSON, text cleaning), extract and normalise a capture request and
  * encode its events: the CPU-heavy part of capture, pure (time and randomness from the input and
@@ -54,13 +51,9 @@ export function transformCaptureRequest(input: CaptureTransformInput, randomByte
       drops.push(result.reason)
       continue
     }
-    const line = encodeQueuedEvent(PLACEHOLDER_PROJECT, result.event)
-    // The message starts `["<uuid>",0,`: split around the placeholder id.
-    const head = `${JSON.stringify([result.event.uuid]).slice(0, -1)},`
-    const cut = head.length + String(PLACEHOLDER_PROJECT).length
-    if (!line.startsWith(head) || line.charCodeAt(cut) !== 0x2c) throw new Error('queued event encoding does not start with [uuid, projectId')
+    const { head, tail } = encodeQueuedEventParts(result.event)
     heads.push(head)
-    tails.push(line.slice(cut))
+    tails.push(tail)
   }
   return {
     token: extracted.token ?? input.bearer,
