@@ -3,8 +3,12 @@ import { isPropertyGroup, type PropertyFilter, type PropertyGroup } from '../pro
 import { SQL_OPERATORS } from './sql-operators.ts'
 import { readArray, readNode, readText, type Node } from './query-fields.ts'
 import type { Expr } from './query-plan.ts'
+import { behavioralExpr, type BehavioralInputs } from './behavioral-expr.ts'
 
-/** A cohort as a query filter reads it: dynamic (person property groups) or static (member persons). */
+/**
+ * A cohort as a query filter reads it: dynamic (person property and behavioural criteria) or static
+ * (member persons).
+ */
 export interface QueryCohort {
   id: number
   name: string
@@ -12,6 +16,8 @@ export interface QueryCohort {
   isStatic: boolean
   /** Person UUIDs of a static cohort's members. */
   personIds: readonly string[]
+  /** What behavioural criteria read besides their fields; set on dynamic cohorts loaded for a query. */
+  behavioral?: BehavioralInputs
 }
 
 const FILTER_TYPES = ['event', 'person', 'element', 'cohort'] as const
@@ -85,17 +91,25 @@ function cohortExpr(cohort: QueryCohort, attr: string, cohorts: ReadonlyMap<numb
     return { op: 'in', arg: { op: 'to_text', arg: { op: 'person_id' } }, values: [...cohort.personIds] }
   }
   if (!cohort.properties) return { op: 'literal', value: false }
-  return cohortGroupExpr(cohort.properties, attr, cohorts, depth + 1)
+  return cohortGroupExpr(cohort.properties, { attr, cohorts, cohort }, depth + 1)
 }
 
-function cohortGroupExpr(group: PropertyGroup | PropertyFilter, attr: string, cohorts: ReadonlyMap<number, QueryCohort>, depth: number): Expr {
+function cohortGroupExpr(group: PropertyGroup | PropertyFilter, at: { attr: string; cohorts: ReadonlyMap<number, QueryCohort>; cohort: QueryCohort }, depth: number): Expr {
+  const { attr, cohorts } = at
   if (depth > 10) throw validationError(attr, 'Cohorts nest too deeply.', 'invalid_input')
   if (isPropertyGroup(group)) {
-    const args = group.values.map((v) => cohortGroupExpr(v, attr, cohorts, depth + 1))
+    const args = group.values.map((v) => cohortGroupExpr(v, at, depth + 1))
     return { op: group.type === 'OR' ? 'or' : 'and', args }
   }
+  if (group.type === 'behavioral') {
+    const node = group as unknown as Node
+    if (!at.cohort.behavioral) throw new Error(`cohort ${at.cohort.id} was loaded without its behavioural inputs`)
+    const eventFilters = filtersToExpr(node.event_filters, `${attr}.event_filters`, cohorts)
+    const expr = behavioralExpr(node, attr, at.cohort.behavioral, eventFilters)
+    return node.negation === true ? { op: 'not', arg: expr } : expr
+  }
   if (group.type !== 'person' && group.type !== 'cohort') {
-    throw validationError(attr, `Cohorts with "${String(group.type)}" criteria cannot be used as query filters yet (person properties only).`, 'invalid_input')
+    throw validationError(attr, `Cohorts with "${String(group.type)}" criteria cannot be used as query filters (person properties and behavioral only).`, 'invalid_input')
   }
   return filterExpr(group as unknown as Node, attr, cohorts, depth)
 }

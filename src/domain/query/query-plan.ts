@@ -62,6 +62,12 @@ export type Expr =
   | { op: 'property_filter'; filter: PropertyFilter }
   /** Whether the event matches an action (OR over its steps). */
   | { op: 'action'; steps: readonly ActionStepDefinition[] }
+  /**
+   * Whether `arg` is among the values of the plan's one column (never NULL: false when not, so it
+   * negates cleanly). The plan reads the same project's events: membership of a person in a set
+   * computed from events (behavioural cohort criteria).
+   */
+  | { op: 'in_plan'; arg: Expr; plan: Plan }
 
 export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max'
 

@@ -7,6 +7,7 @@ import type { CohortStore } from './cohort-store.ts'
 import type { Cohort, CohortWrite } from './cohort-types.ts'
 import type { CohortBody } from './cohort-schemas.ts'
 import type { Page } from '../../shared/page.ts'
+import { behavioralShapeProblem } from '../../domain/query/behavioral-expr.ts'
 
 const LEAF_TYPES = new Set(['person', 'cohort', 'behavioral', 'static-cohort'])
 const invalid = (detail: string, attr = 'filters') => validationError(attr, detail, 'invalid_input')
@@ -20,9 +21,14 @@ function validatePropertyGroup(node: PropertyGroup | PropertyFilter, cohortIds: 
     for (const child of node.values) validatePropertyGroup(child, cohortIds, depth + 1)
     return
   }
-  if (typeof node.key !== 'string' && node.type !== 'cohort') throw invalid('Filters are not valid: every property needs a key')
   const type = node.type ?? 'person'
+  // Behavioural criteria name actions by id, a number.
+  if (typeof node.key !== 'string' && type !== 'cohort' && type !== 'behavioral') throw invalid('Filters are not valid: every property needs a key')
   if (!LEAF_TYPES.has(type)) throw invalid(`Filters are not valid: property type ${type} cannot be used in cohorts`)
+  if (type === 'behavioral') {
+    const problem = behavioralShapeProblem(node as unknown as Record<string, unknown>)
+    if (problem) throw invalid(`Filters are not valid: ${problem}`)
+  }
   if (type === 'cohort' && !cohortIds.has(Number(node.value))) throw invalid(`Cohort with id ${String(node.value)} does not exist`)
   if (type === 'person' && node.operator != null && !KNOWN_OPERATORS.has(node.operator)) throw invalid(`Invalid operator: ${node.operator}`)
 }

@@ -1,11 +1,16 @@
 import { resolveDateRange, type DateRangeInput, type Interval, type ResolvedRange } from '../../domain/query/date-range.ts'
+import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
+import { behavioralActionIds, type BehavioralInputs } from '../../domain/query/behavioral-expr.ts'
 import { cohortIdsOf, filtersToExpr, type QueryCohort } from '../../domain/query/filter-expr.ts'
 import { and, col, eq, fromEvents, lit, type Expr } from '../../domain/query/query-plan.ts'
 import type { Breakdown, Series } from '../../domain/query/trends-query.ts'
 import { formatWall, toWallTime } from '../../domain/query/zoned-time.ts'
 import type { QueryContext } from './query-context.ts'
 
-/** The cohorts the filters name, loaded once per query (a missing one is a 400 naming its filter). */
+/**
+ * The cohorts the filters name, loaded once per query (a missing one is a 400 naming its filter).
+ * Dynamic cohorts get what behavioural criteria read: the query's now and the steps of the actions they name.
+ */
 export async function loadCohorts(ctx: QueryContext, filterLists: unknown[]): Promise<Map<number, QueryCohort>> {
   const cohorts = new Map<number, QueryCohort>()
   const pending = filterLists.flatMap(cohortIdsOf)
@@ -17,6 +22,13 @@ export async function loadCohorts(ctx: QueryContext, filterLists: unknown[]): Pr
     cohorts.set(id, cohort)
     if (cohort.properties) pending.push(...cohortIdsOf(cohort.properties))
   }
+  const dynamic = [...cohorts.values()].filter((c) => !c.isStatic && c.properties)
+  const actions = new Map<number, readonly ActionStepDefinition[]>()
+  for (const id of dynamic.flatMap((c) => behavioralActionIds(c.properties))) {
+    if (!actions.has(id)) actions.set(id, (await ctx.action(id, 'query.properties')).steps)
+  }
+  const inputs: BehavioralInputs = { now: ctx.now, timeZone: ctx.timeZone, actions }
+  for (const c of dynamic) cohorts.set(c.id, { ...c, behavioral: inputs })
   return cohorts
 }
 

@@ -27,7 +27,7 @@ export function compilePlan(plan: Plan, projectId: number, dialect: Dialect): Co
 function compileSelect(plan: Plan, projectId: number, dialect: Dialect, params: SqlParams): string {
   const onEvents = plan.source.kind === 'events'
   const needs = { person: false, elements: false }
-  const x = (e: Expr): string => compileExpr(e, { dialect, params, onEvents, needs })
+  const x = (e: Expr): string => compileExpr(e, { dialect, params, onEvents, needs, projectId })
   const select = plan.select.map((s) => `${x(s.expr)} AS ${alias(s.alias)}`).join(', ')
   const where = plan.where ? x(plan.where) : undefined
   // A grouped or ordered expression that is also selected is named by its position: DuckDB refuses
@@ -69,6 +69,8 @@ function wholeNumber(n: number): number {
 
 interface Scope {
   dialect: Dialect
+  /** The project every events relation is filtered to, subqueries included. */
+  projectId: number
   params: SqlParams
   onEvents: boolean
   needs: { person: boolean; elements: boolean }
@@ -152,6 +154,10 @@ function compileExpr(e: Expr, s: Scope): string {
       if (r.needsElements) s.needs.elements = true
       return r.sql
     }
+    case 'in_plan':
+      if (e.plan.select.length !== 1) throw new Error('plan expression in_plan needs a plan of one column')
+      // An uncorrelated subquery (its own aliases shadow the outer ones), with its own project filter.
+      return `COALESCE(${x(e.arg)} IN (${compileSelect(e.plan, s.projectId, d, params)}), FALSE)`
   }
 }
 
