@@ -12,7 +12,7 @@ export interface RetentionMatch {
   targetAnyProperties?: Expr | undefined
 }
 
-const when = (cond: Expr, then: Expr): Expr => ({ op: 'case', when: [[cond, then]], else: lit(null) })
+export const when = (cond: Expr, then: Expr): Expr => ({ op: 'case', when: [[cond, then]], else: lit(null) })
 const bitMask = (bits: number[]): string => bits.reduce((m, i) => m | (1n << BigInt(i)), 0n).toString()
 const STEP_MS = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const
 
@@ -23,8 +23,10 @@ const STEP_MS = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const
  * repeated once per cohort it is in (`c`), with `returns` shifted right by c bits, so that per
  * cohort value k is one count of the actors with bit k set (`cumulative`: any bit from k to the
  * end of the look-ahead); k = 0 is the cohort's size, as PostHog counts it. First time: each actor
- * is in one cohort at most, the period of its first target event (none if that is before the range). Rows `{c, v0..v<L-1>}`,
- * only for cohorts with actors.
+ * is in one cohort at most, the period of its first target event (none if that is before the range).
+ * With `minimumOccurrences` above 1 a return bit needs that many returning events in its period.
+ * Rows `{c, v0..v<L-1>}`, only for cohorts with actors. Calendar periods only: `24_hour_windows`
+ * is `rollingRetentionPlan`.
  */
 export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: RetentionMatch): Plan {
   const keys = rangeKeys(range)
@@ -39,10 +41,7 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
   const inRange: Expr = { op: 'binary', fn: '>=', left: col('timestamp'), right: { op: 'time', value: range.from } }
   const isTarget = m.target ?? lit(true)
   const isReturn = m.returning ?? lit(true)
-  const actor: Expr = q.groupTypeIndex === null ? { op: 'person_id' } : col(`group_${q.groupTypeIndex}`)
-  const hasActor: Expr = q.groupTypeIndex === null
-    ? { op: 'not', arg: { op: 'is_null', arg: actor } }
-    : and({ op: 'not', arg: { op: 'is_null', arg: actor } }, { op: 'binary', fn: '!=', left: actor, right: lit('') })!
+  const { actor, hasActor } = actorOf(q)
   // Per event: its actor, what it is, and its period (computed once per row).
   const recurring = q.mode === 'recurring'
   const perEvent: Plan = {
@@ -63,18 +62,7 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
       hasActor,
     ),
   }
-  const bitOfPeriod = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'bit_or', arg: when(cond, { op: 'bit_flag', index: col('period') }) })
-  const firstOf = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'min', arg: when(cond, col('ts')) })
-  const perActor: Plan = {
-    source: fromPlan(perEvent),
-    select: [
-      { alias: 'actor', expr: col('actor') },
-      recurring ? { alias: 'cohorts', expr: bitOfPeriod(col('is_target')) } : { alias: 'first_target', expr: firstOf(col('is_target')) },
-      ...(q.mode === 'first_ever' ? [{ alias: 'first_any', expr: firstOf(col('is_target_any')) }] : []),
-      { alias: 'returns', expr: bitOfPeriod(col('is_return')) },
-    ],
-    groupBy: [col('actor')],
-  }
+  const perActor = q.minimumOccurrences > 1 ? perActorCounted(perEvent, q) : perActorOf(perEvent, q, bitOfPeriod(col('is_return')))
   // Recurring: each actor repeated once per cohort it is in (c = the spread's k). First time: one cohort at most.
   let perCohort: Plan
   if (recurring) {
@@ -96,6 +84,65 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
       where: { op: 'not', arg: { op: 'is_null', arg: c } },
     }
   }
+  return gridPlan(perCohort, q)
+}
+
+/** Who is counted: the merged person, or the event's group of the type (events without one are left out). */
+export function actorOf(q: RetentionQuery): { actor: Expr; hasActor: Expr } {
+  const actor: Expr = q.groupTypeIndex === null ? { op: 'person_id' } : col(`group_${q.groupTypeIndex}`)
+  const present: Expr = { op: 'not', arg: { op: 'is_null', arg: actor } }
+  return { actor, hasActor: q.groupTypeIndex === null ? present : and(present, { op: 'binary', fn: '!=', left: actor, right: lit('') })! }
+}
+
+const bitOfPeriod = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'bit_or', arg: when(cond, { op: 'bit_flag', index: col('period') }) })
+const firstOf = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'min', arg: when(cond, col('ts')) })
+
+/** Per actor: the cohort word (recurring) or first target instants, and the given return word. */
+function perActorOf(source: Plan, q: RetentionQuery, returns: Expr): Plan {
+  return {
+    source: fromPlan(source),
+    select: [
+      { alias: 'actor', expr: col('actor') },
+      q.mode === 'recurring' ? { alias: 'cohorts', expr: bitOfPeriod(col('is_target')) } : { alias: 'first_target', expr: firstOf(col('is_target')) },
+      ...(q.mode === 'first_ever' ? [{ alias: 'first_any', expr: firstOf(col('is_target_any')) }] : []),
+      { alias: 'returns', expr: returns },
+    ],
+    groupBy: [col('actor')],
+  }
+}
+
+/**
+ * `minimumOccurrences` above 1: per actor and period first, where a period's return bit is set only
+ * when it holds that many returning events (PostHog's `return_event_counts_by_interval`, counted
+ * over the range's events); then per actor, OR-ing the words and taking the least instants.
+ * The cohort's own period keeps value 0 whatever its count, as PostHog's `[0]` does.
+ */
+function perActorCounted(perEvent: Plan, q: RetentionQuery): Plan {
+  const returnCount: Expr = { op: 'aggregate', fn: 'count', arg: when(col('is_return'), lit(1)) }
+  const enough: Expr = { op: 'binary', fn: '>=', left: returnCount, right: lit(q.minimumOccurrences) }
+  const perPeriod: Plan = {
+    ...perActorOf(perEvent, q, when(enough, { op: 'bit_flag', index: col('period') })),
+    groupBy: [col('actor'), col('period')],
+  }
+  const merged = (name: string, fn: 'bit_or' | 'min'): Plan['select'][number] => ({ alias: name, expr: { op: 'aggregate', fn, arg: col(name) } })
+  return {
+    source: fromPlan(perPeriod),
+    select: [
+      { alias: 'actor', expr: col('actor') },
+      q.mode === 'recurring' ? merged('cohorts', 'bit_or') : merged('first_target', 'min'),
+      ...(q.mode === 'first_ever' ? [merged('first_any', 'min')] : []),
+      merged('returns', 'bit_or'),
+    ],
+    groupBy: [col('actor')],
+  }
+}
+
+/**
+ * The grid from rows `{c, back}` (one per actor and cohort, `back` the return word shifted to the
+ * cohort): per cohort, value k counts the actors with bit k set (`cumulative`: any bit from k to
+ * the end of the look-ahead); k = 0 counts them all (the cohort's size).
+ */
+export function gridPlan(perCohort: Plan, q: RetentionQuery): Plan {
   const values: Plan['select'] = Array.from({ length: q.totalIntervals }, (_, k) => {
     const bits = q.cumulative ? Array.from({ length: q.totalIntervals - k }, (_, i) => k + i) : [k]
     const counted: Expr = k === 0 ? lit(true) : { op: 'bits_any', arg: col('back'), mask: bitMask(bits) }

@@ -30,6 +30,17 @@ export interface RetentionQuery {
   properties: unknown
   /** Counts groups of this type instead of persons (`aggregation_group_type_index`). */
   groupTypeIndex: number | null
+  /**
+   * A period after the cohort's counts as a return only with at least this many returning events
+   * in it (PostHog's `minimumOccurrences`); the cohort's own period (value 0) never needs them.
+   */
+  minimumOccurrences: number
+  /**
+   * `calendar`: periods of the project's calendar (`strict_calendar_dates`). `rolling`
+   * (`24_hour_windows`): each actor's one cohort starts at their first target event, and value k
+   * counts returns k whole windows after it (see `retention-window-plan.ts`).
+   */
+  windows: 'calendar' | 'rolling'
 }
 
 /** PostHog's default entity when `targetEntity` / `returningEntity` is absent. */
@@ -41,10 +52,11 @@ export function readRetentionQuery(node: Node, attr = 'query'): RetentionQuery {
   const f = readNode(node.retentionFilter, fAttr)
   const period = readChoice(f.period, `${fAttr}.period`, PERIODS, 'Day')
   const type = readChoice(f.retentionType, `${fAttr}.retentionType`, TYPES, 'retention_recurring')
-  if ((readInteger(f.minimumOccurrences, `${fAttr}.minimumOccurrences`, { min: 1, fallback: 1 }) ?? 1) > 1) {
-    throw validationError(`${fAttr}.minimumOccurrences`, 'Retention with a minimum number of occurrences above 1 is not supported yet.', 'invalid_input')
-  }
-  readChoice(f.timeWindowMode, `${fAttr}.timeWindowMode`, ['strict_calendar_dates'] as const, 'strict_calendar_dates')
+  const windows = readChoice(f.timeWindowMode, `${fAttr}.timeWindowMode`, ['strict_calendar_dates', '24_hour_windows'] as const, 'strict_calendar_dates')
+  const cumulative = readFlag(f.cumulative, `${fAttr}.cumulative`)
+  // PostHog's runner refuses the pair (RetentionQueryRunner.validate).
+  if (cumulative && windows === '24_hour_windows') throw validationError(`${fAttr}.cumulative`, 'Cumulative retention is not supported for 24 hour windows.', 'invalid_input')
+  refuseUnsupported(f, fAttr)
   if (node.breakdownFilter !== undefined && node.breakdownFilter !== null) {
     const b = readNode(node.breakdownFilter, `${attr}.breakdownFilter`)
     if ((b.breakdown ?? null) !== null || readArray(b.breakdowns, `${attr}.breakdownFilter.breakdowns`, { optional: true }).length > 0) {
@@ -60,10 +72,36 @@ export function readRetentionQuery(node: Node, attr = 'query'): RetentionQuery {
     // PostHog's schema default (8: the cohort's period and the 7 after it).
     totalIntervals: readInteger(f.totalIntervals, `${fAttr}.totalIntervals`, { min: 1, max: 64, fallback: 8 })!,
     mode: type === 'retention_recurring' ? 'recurring' : type === 'retention_first_time' ? 'first_time' : 'first_ever',
-    cumulative: readFlag(f.cumulative, `${fAttr}.cumulative`),
+    cumulative,
     dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
     properties: node.properties,
     groupTypeIndex: readInteger(node.aggregation_group_type_index, `${attr}.aggregation_group_type_index`, { min: 0, max: 4 }) ?? null,
+    // PostHog reads `minimumOccurrences or 1` and compares counts with `>=`: 0 and below mean 1.
+    minimumOccurrences: Math.max(1, readInteger(f.minimumOccurrences, `${fAttr}.minimumOccurrences`, { fallback: 1 })!),
+    windows: windows === '24_hour_windows' ? 'rolling' : 'calendar',
+  }
+}
+
+/**
+ * The `RetentionFilter` fields that change the answer and that Tally does not compute yet: a 400
+ * naming each, never a grid that ignores it. Display-only fields (`display`, `dashboardDisplay`,
+ * `showTrendLines`, `selectedInterval`, `cohortLabelStartIndex`, `goalLines`, the legacy
+ * `showMean`) are ignored; `meanRetentionCalculation` and `retentionReference`, which only the
+ * client's table uses, are checked against PostHog's choices and otherwise ignored.
+ */
+function refuseUnsupported(f: Node, fAttr: string): void {
+  readChoice(f.meanRetentionCalculation, `${fAttr}.meanRetentionCalculation`, ['simple', 'weighted', 'none'] as const, 'simple')
+  readChoice(f.retentionReference, `${fAttr}.retentionReference`, ['total', 'previous'] as const, 'total')
+  const aggregation = readChoice(f.aggregationType, `${fAttr}.aggregationType`, ['count', 'sum', 'avg'] as const, 'count')
+  // PostHog aggregates a property only when one is named; without it sum and avg count actors.
+  if (aggregation !== 'count' && readText(f.aggregationProperty, `${fAttr}.aggregationProperty`, { optional: true })) {
+    throw validationError(`${fAttr}.aggregationType`, 'Retention summing or averaging a property is not supported yet: only count is.', 'invalid_input')
+  }
+  if (readArray(f.retentionCustomBrackets, `${fAttr}.retentionCustomBrackets`, { optional: true }).length > 0) {
+    throw validationError(`${fAttr}.retentionCustomBrackets`, 'Retention with custom brackets is not supported yet.', 'invalid_input')
+  }
+  if (readFlag(f.customAggregationTarget, `${fAttr}.customAggregationTarget`)) {
+    throw validationError(`${fAttr}.customAggregationTarget`, 'Retention with a custom aggregation target (data warehouse series) is not supported.', 'invalid_input')
   }
 }
 

@@ -1,4 +1,5 @@
 import { retentionPlan, shapeRetention } from '../../domain/query/retention-plan.ts'
+import { rollingRetentionPlan } from '../../domain/query/retention-window-plan.ts'
 import { readRetentionQuery, retentionRange } from '../../domain/query/retention.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, resolveRange, seriesMatch } from './query-helpers.ts'
@@ -16,6 +17,7 @@ export async function runRetentionQuery(ctx: QueryContext, node: QueryNode): Pro
   const target = await seriesMatch(ctx, q.target, TARGET, q.properties, cohorts)
   const returning = await seriesMatch(ctx, q.returning, RETURNING, q.properties, cohorts)
   const targetAnyProperties = q.mode === 'first_ever' ? (await seriesMatch(ctx, { ...q.target, properties: [] }, TARGET, q.properties, cohorts)).match : undefined
-  const { rows } = await ctx.run(retentionPlan(q, range, { target: target.match, returning: returning.match, targetAnyProperties }))
+  const match = { target: target.match, returning: returning.match, targetAnyProperties }
+  const { rows } = await ctx.run(q.windows === 'rolling' ? rollingRetentionPlan(q, range, match) : retentionPlan(q, range, match))
   return { results: shapeRetention(rows, q, range) }
 }
