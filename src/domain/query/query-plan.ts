@@ -93,9 +93,15 @@ export interface SelectItem {
 /**
  * A relation: the project's events, another plan's rows, or another plan's rows each repeated
  * `times` times with a column `k` = 0..times-1 beside them (rolling windows: a person active on a
- * day counts for the `times` days that follow).
+ * day counts for the `times` days that follow), or two plans' rows joined on equal values of the
+ * columns named in `using` (inner join; `left` keeps its rows without a match, NULL beside them).
+ * The two sides' other column names must differ.
  */
-export type Source = { kind: 'events' } | { kind: 'plan'; plan: Plan } | { kind: 'spread'; plan: Plan; times: number }
+export type Source =
+  | { kind: 'events' }
+  | { kind: 'plan'; plan: Plan }
+  | { kind: 'spread'; plan: Plan; times: number }
+  | { kind: 'join'; left: Plan; right: Plan; using: readonly string[]; keepLeft?: boolean }
 
 /**
  * `SELECT select FROM source WHERE where GROUP BY groupBy HAVING having ORDER BY orderBy LIMIT OFFSET`.

@@ -1,6 +1,7 @@
 import { offsetSegments, rangeKeys } from './bucket-keys.ts'
 import type { ResolvedRange } from './date-range.ts'
 import { and, col, fromEvents, fromPlan, lit, type Expr, type Plan } from './query-plan.ts'
+import { actorOf } from './actor.ts'
 import type { RetentionQuery } from './retention.ts'
 import { formatInZone } from './zoned-time.ts'
 
@@ -41,7 +42,7 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
   const inRange: Expr = { op: 'binary', fn: '>=', left: col('timestamp'), right: { op: 'time', value: range.from } }
   const isTarget = m.target ?? lit(true)
   const isReturn = m.returning ?? lit(true)
-  const { actor, hasActor } = actorOf(q)
+  const { actor, hasActor } = actorOf(q.groupTypeIndex)
   // Per event: its actor, what it is, and its period (computed once per row).
   const recurring = q.mode === 'recurring'
   const perEvent: Plan = {
@@ -85,13 +86,6 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
     }
   }
   return gridPlan(perCohort, q)
-}
-
-/** Who is counted: the merged person, or the event's group of the type (events without one are left out). */
-export function actorOf(q: RetentionQuery): { actor: Expr; hasActor: Expr } {
-  const actor: Expr = q.groupTypeIndex === null ? { op: 'person_id' } : col(`group_${q.groupTypeIndex}`)
-  const present: Expr = { op: 'not', arg: { op: 'is_null', arg: actor } }
-  return { actor, hasActor: q.groupTypeIndex === null ? present : and(present, { op: 'binary', fn: '!=', left: actor, right: lit('') })! }
 }
 
 const bitOfPeriod = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'bit_or', arg: when(cond, { op: 'bit_flag', index: col('period') }) })

@@ -2,7 +2,8 @@ import { bucketKey, offsetSegments } from './bucket-keys.ts'
 import type { ResolvedRange } from './date-range.ts'
 import { and, col, fromEvents, fromPlan, lit, type AggregateFn, type Expr, type Plan } from './query-plan.ts'
 import type { RetentionQuery } from './retention.ts'
-import { actorOf, gridPlan, when, type RetentionMatch } from './retention-plan.ts'
+import { actorOf } from './actor.ts'
+import { gridPlan, when, type RetentionMatch } from './retention-plan.ts'
 
 const HOUR = 3_600_000
 const DAY = 86_400_000
@@ -41,7 +42,7 @@ export function rollingRetentionPlan(q: RetentionQuery, range: ResolvedRange, m:
   const isTarget = m.target ?? lit(true)
   const isReturn = m.returning ?? lit(true)
   const targetAny = m.targetAnyProperties ?? lit(true)
-  const { actor, hasActor } = actorOf(q)
+  const { actor, hasActor } = actorOf(q.groupTypeIndex)
   const perEvent: Plan = {
     source: fromEvents(),
     select: [

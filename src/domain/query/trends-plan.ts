@@ -51,6 +51,11 @@ export function breakdownExpr(b: Breakdown): Expr {
   return parts.length === 1 ? parts[0]! : { op: 'concat', args: parts, separator: BREAKDOWN_PART_SEPARATOR }
 }
 
+/** What `breakdownExpr` gives an event without any of the breakdown's values. */
+export function breakdownNone(b: Breakdown): string {
+  return b.parts.map(() => BREAKDOWN_NULL).join(BREAKDOWN_PART_SEPARATOR)
+}
+
 /** One part's value as text; absent or empty is PostHog's null marker. */
 function partExpr(p: BreakdownPart): Expr {
   const value: Expr = p.type === 'group' ? groupValueExpr(p) : { op: 'property', source: p.type, key: p.key }

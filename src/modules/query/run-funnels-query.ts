@@ -4,8 +4,8 @@ import { funnelPersonsPlan, type FunnelSpec } from '../../domain/query/funnels/f
 import { binWidthMs, defaultBinCount, shapeConversionTrends, shapeSteps, shapeTimeToConvert, type FunnelStepName } from '../../domain/query/funnels/funnel-results.ts'
 import { readFunnelsQuery, type FunnelsQuery } from '../../domain/query/funnels/funnels-query.ts'
 import { col, lit, type Expr, type Plan } from '../../domain/query/query-plan.ts'
-import { BREAKDOWN_OTHER, breakdownExpr, timestampBucket } from '../../domain/query/trends-plan.ts'
-import { validationError } from '../../shared/errors.ts'
+import { actorOf } from '../../domain/query/actor.ts'
+import { BREAKDOWN_OTHER, breakdownExpr, breakdownNone, timestampBucket } from '../../domain/query/trends-plan.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch, withGroupValues } from './query-helpers.ts'
 
@@ -27,19 +27,16 @@ export async function runFunnelsQuery(ctx: QueryContext, node: QueryNode): Promi
     const { match } = await seriesMatch(ctx, x.series, `query.funnelsFilter.exclusions.${i}`, undefined, cohorts)
     exclusions.push({ match: match ?? lit(true), fromStep: x.fromStep, toStep: x.toStep })
   }
-  const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, breakdown: q.breakdown ? breakdownExpr(q.breakdown) : null }
+  const breakdown = q.breakdown ? { value: breakdownExpr(q.breakdown), attribution: q.attribution, none: breakdownNone(q.breakdown) } : null
+  const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, actor: actorOf(q.groupTypeIndex), breakdown }
   const answer = { resolved_date_range: resolvedRangeJson(range) }
   switch (q.vizType) {
     case 'steps':
       return { results: await funnelSteps(ctx, q, spec, names), ...answer }
     case 'time_to_convert':
       return { results: await timeToConvert(ctx, q, spec), ...answer }
-    case 'trends': {
-      if (q.order === 'unordered') throw validationError('query.funnelsFilter.funnelOrderType', 'Conversion trends of unordered funnels are not supported yet.', 'invalid_input')
-      const persons = funnelPersonsPlan({ ...spec, entries: { entryBucket: timestampBucket(range), keys: rangeKeys(range) } })
-      const { rows } = await ctx.run(conversionTrendsPlan(persons, q.fromStep, q.toStep))
-      return { results: shapeConversionTrends(rows, range), ...answer }
-    }
+    case 'trends':
+      return { results: await conversionTrends(ctx, q, spec), ...answer }
   }
 }
 
@@ -61,6 +58,18 @@ async function funnelSteps(ctx: QueryContext, q: FunnelsQuery, spec: FunnelSpec,
   const byValue = new Map(rows.map((r) => [String(r.value), r]))
   const order = top.length > limit ? [...kept, BREAKDOWN_OTHER] : kept
   return order.map((v) => shapeSteps(byValue.get(v), names, v, q.breakdown!.multiple))
+}
+
+/**
+ * Conversion trends per interval of entry; with a breakdown, one series per value for the values
+ * most entered (up to the limit; PostHog folds none into "other" here), in value order.
+ */
+async function conversionTrends(ctx: QueryContext, q: FunnelsQuery, spec: FunnelSpec) {
+  const persons = funnelPersonsPlan({ ...spec, entries: { entryBucket: timestampBucket(spec.range), keys: rangeKeys(spec.range) } })
+  if (!q.breakdown) return shapeConversionTrends((await ctx.run(conversionTrendsPlan(persons, q.fromStep, q.toStep))).rows, spec.range)
+  const values = (await ctx.run(funnelBreakdownValuesPlan(persons, q.breakdown.limit))).rows.map((r) => String(r.value)).sort()
+  const { rows } = await ctx.run(conversionTrendsPlan(persons, q.fromStep, q.toStep, { value: col('b'), values }))
+  return shapeConversionTrends(rows, spec.range, { values, multiple: q.breakdown.multiple })
 }
 
 /** Time to convert between `funnelFromStep` and `funnelToStep`: a histogram of persons by seconds taken. */

@@ -68,16 +68,21 @@ export function conversionTimeBinsPlan(persons: Plan, from: number, to: number, 
   }
 }
 
-/** Conversion trends: per entry interval `k`, persons who reached `from` and `to` from an entry in it. */
-export function conversionTrendsPlan(persons: Plan, from: number, to: number): Plan {
+/**
+ * Conversion trends: per entry interval `k` (and breakdown `value`, when given, of the persons whose
+ * value is among `values`), persons who reached `from` and `to` from an entry in it.
+ */
+export function conversionTrendsPlan(persons: Plan, from: number, to: number, breakdown?: { value: Expr; values: string[] }): Plan {
+  const by = breakdown ? [col('ik'), breakdown.value] : [col('ik')]
   return {
     source: fromPlan(persons),
     select: [
       { alias: 'k', expr: col('ik') },
+      ...(breakdown ? [{ alias: 'value', expr: breakdown.value }] : []),
       { alias: 'entered', expr: { op: 'aggregate', fn: 'count', arg: ifReached(from, lit(1)) } },
       { alias: 'converted', expr: { op: 'aggregate', fn: 'count', arg: ifReached(to, lit(1)) } },
     ],
-    where: counted,
-    groupBy: [col('ik')],
+    where: breakdown ? { op: 'and', args: [counted, { op: 'in', arg: breakdown.value, values: breakdown.values }] } : counted,
+    groupBy: by,
   }
 }

@@ -3,8 +3,24 @@ import type { ResolvedRange } from '../date-range.ts'
 import type { FunnelOrder } from './funnels-query.ts'
 
 /**
+ * Which breakdown value a person's funnel is counted under (PostHog's `breakdownAttributionType`):
+ * their first or last event's that has one (once per person), each value their events carry with
+ * only that value's events counted (`all_events`), or each value of their step-`step` events with
+ * that step only completed by an event of the value (`step`).
+ */
+export type FunnelAttribution = { type: 'first_touch' } | { type: 'last_touch' } | { type: 'all_events' } | { type: 'step'; step: number }
+
+export interface FunnelBreakdown {
+  /** An event's breakdown value (text, never NULL). */
+  value: Expr
+  attribution: FunnelAttribution
+  /** The value of an event without one (every part missing); first and last touch pass over those. */
+  none: string
+}
+
+/**
  * A funnel as the plans need it: each step's and exclusion's event condition (filters included),
- * the order, the conversion window, and what the persons are broken down or bucketed by.
+ * the order, the conversion window, who goes through it, and what they are broken down or bucketed by.
  */
 export interface FunnelSpec {
   steps: Expr[]
@@ -12,10 +28,11 @@ export interface FunnelSpec {
   order: FunnelOrder
   windowMs: number
   range: ResolvedRange
-  /** The breakdown value of an event (text, never NULL); the person's is their first step-0 event's. */
-  breakdown: Expr | null
+  /** The actor of an event (its person, or a group) and whether it has one. */
+  actor: { actor: Expr; hasActor: Expr }
+  breakdown: FunnelBreakdown | null
   /**
-   * Funnel trends: the persons' attempts are grouped by the interval their entry (a step-0 event)
+   * Funnel trends: the actors' attempts are grouped by the interval their entry (a step-0 event)
    * falls in, each interval's attempts computed apart. `entryBucket` is an event's interval key,
    * `keys` the range's keys.
    */
@@ -31,9 +48,11 @@ const keep = (names: readonly string[]): SelectItem[] => names.map((n) => ({ ali
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i)
 
 /**
- * Per person (and entry interval, for trends): how far they got and when. Rows `{level, t0..t(n-1)
- * (epoch ms of each step reached on the counted path), excluded (boolean), b (breakdown value)}`;
- * `level` is the 0-based furthest step, persons with no step-0 event are absent.
+ * Per actor (and entry interval, for trends; and breakdown value, when a person can count under
+ * several): how far they got and when. Rows `{person, level, t0..t(n-1) (epoch ms of each step
+ * reached on the counted path), excluded (boolean), b (breakdown value or NULL)}` (`person` is the
+ * actor, a person or a group key); `level` is the 0-based furthest step, actors with no step-0
+ * event are absent.
  *
  * Ordered funnels follow PostHog's step-by-step matcher: an event completes step k when an earlier
  * event (or one at the same instant) completed step k-1 on a path whose entry is within the
@@ -46,52 +65,91 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i)
  */
 export function funnelPersonsPlan(spec: FunnelSpec): Plan {
   const n = spec.steps.length
-  const partition = spec.entries ? [col('person'), col('ik')] : [col('person')]
-  const rows = eventRows(spec)
+  const attribution = spec.breakdown?.attribution.type
+  const perValue = attribution === 'all_events' || attribution === 'step'
+  const partition = [col('person'), ...(spec.entries ? [col('ik')] : []), ...(perValue ? [col('b')] : [])]
+  const rows = spec.breakdown?.attribution.type === 'step' ? attributeToStep(eventRows(spec), spec.breakdown.attribution.step) : eventRows(spec)
   const per = spec.order === 'unordered' ? unorderedLevels(rows, spec, partition) : orderedPaths(rows, spec, partition)
   const t = range(n).map((j) => `t${j}`)
-  // The counted path's step times, the person's breakdown, and whether an exclusion cut them off.
+  const partitionNames = partition.map((p) => (p as { name: string }).name)
+  // The counted path's step times, and whether an exclusion cut them off.
   const perPerson: Plan = {
     source: fromPlan(per.plan),
     select: [
-      ...partition.map((p) => ({ alias: (p as { name: string }).name, expr: p })),
+      ...keep(partitionNames),
       { alias: 'level', expr: per.level },
       ...per.times.map((expr, j) => ({ alias: t[j]!, expr })),
       { alias: 'hit_at', expr: per.hitAt },
       { alias: 'done_at', expr: per.doneAt },
-      { alias: 'b', expr: per.breakdown },
     ],
     groupBy: partition,
   }
   // An exclusion counts when it came before the person completed the funnel (PostHog stops at completion).
   const excluded: Expr = { op: 'and', args: [notNull(col('hit_at')), { op: 'or', args: [{ op: 'is_null', arg: col('done_at') }, bin('<', col('hit_at'), col('done_at'))] }] }
-  return {
+  const counted: Plan = {
     source: fromPlan(perPerson),
-    select: [...keep(spec.entries ? ['ik'] : []), ...keep(['level', ...t, 'b']), { alias: 'excluded', expr: excluded }],
+    select: [...keep(['person', ...(spec.entries ? ['ik'] : []), 'level', ...t]), { alias: 'excluded', expr: excluded }, { alias: 'b', expr: perValue ? col('b') : lit(null) }],
     where: notNull(col('level')),
+  }
+  if (attribution !== 'first_touch' && attribution !== 'last_touch') return counted
+  // One value per person: their first (last) funnel event's that has one.
+  const { value, none } = spec.breakdown!
+  const withValue = when(bin('!=', value, lit(none)), col('timestamp'))
+  const touch: Plan = {
+    source: { kind: 'events' },
+    select: [
+      { alias: 'person', expr: spec.actor.actor },
+      { alias: 'touch', expr: { op: 'coalesce', args: [{ op: 'aggregate', fn: attribution === 'first_touch' ? 'arg_min' : 'arg_max', arg: value, by: withValue }, lit(none)] } },
+    ],
+    where: eventsWhere(spec),
+    groupBy: [spec.actor.actor],
+  }
+  return {
+    source: { kind: 'join', left: { ...counted, select: counted.select.filter((s) => s.alias !== 'b') }, right: touch, using: ['person'] },
+    select: [...keep(['person', ...(spec.entries ? ['ik'] : []), 'level', ...t, 'excluded']), { alias: 'b', expr: col('touch') }],
+  }
+}
+
+/** Which events the funnel reads: in the range, with an actor, and (but for strict funnels) a step or exclusion. */
+function eventsWhere(spec: FunnelSpec): Expr {
+  const any: Expr = { op: 'or', args: [...spec.steps, ...spec.exclusions.map((x) => x.match)] }
+  return and(timeBetween(spec.range.from, spec.range.to), spec.actor.hasActor, spec.order === 'strict' ? undefined : any)!
+}
+
+/**
+ * Step attribution: each of a person's events once per value their step-`step` events carry, that
+ * step completed only by an event of the value (`b` becomes the value). Persons without such an
+ * event are left out, as PostHog leaves them.
+ */
+function attributeToStep(rows: Plan, step: number): Plan {
+  const candidates: Plan = {
+    source: fromPlan(rows),
+    select: [{ alias: 'person', expr: col('person') }, { alias: 'v', expr: col('b') }],
+    where: col(`s${step}`),
+    groupBy: [col('person'), col('b')],
+  }
+  const names = rows.select.map((s) => s.alias).filter((a) => a !== 'b' && a !== `s${step}`)
+  return {
+    source: { kind: 'join', left: rows, right: candidates, using: ['person'] },
+    select: [...keep(names), { alias: `s${step}`, expr: { op: 'and', args: [col(`s${step}`), bin('=', col('b'), col('v'))] } }, { alias: 'b', expr: col('v') }],
   }
 }
 
 /**
- * The events the funnel reads: each step's and exclusion's flag, the person, the time; strict funnels
+ * The events the funnel reads: each step's and exclusion's flag, the actor, the time; strict funnels
  * read every event (any other event between two steps breaks the path).
  */
 function eventRows(spec: FunnelSpec): Plan {
-  const any: Expr = { op: 'or', args: [...spec.steps, ...spec.exclusions.map((x) => x.match)] }
   const select: SelectItem[] = [
-    { alias: 'person', expr: { op: 'person_id' } },
+    { alias: 'person', expr: spec.actor.actor },
     { alias: 't', expr: { op: 'epoch_ms', arg: col('timestamp') } },
     ...spec.steps.map((match, i) => ({ alias: `s${i}`, expr: { op: 'coalesce', args: [match, lit(false)] } as Expr })),
     ...spec.exclusions.map((x, i) => ({ alias: `x${i}`, expr: { op: 'coalesce', args: [x.match, lit(false)] } as Expr })),
   ]
   if (spec.order === 'strict') select.push({ alias: 'u', expr: col('uuid') })
-  if (spec.breakdown) select.push({ alias: 'b', expr: spec.breakdown })
+  if (spec.breakdown) select.push({ alias: 'b', expr: spec.breakdown.value })
   if (spec.entries) select.push({ alias: 'bk', expr: spec.entries.entryBucket })
-  const plan: Plan = {
-    source: { kind: 'events' },
-    select,
-    where: and(timeBetween(spec.range.from, spec.range.to), notNull({ op: 'person_id' }), spec.order === 'strict' ? undefined : any),
-  }
+  const plan: Plan = { source: { kind: 'events' }, select, where: eventsWhere(spec) }
   if (!spec.entries) return plan
   // Trends: one copy of a person's events per entry interval k, from that interval on.
   const { keys } = spec.entries
@@ -114,8 +172,6 @@ interface PerPerson {
   /** The first exclusion that cut a path off (NULL: none), and the first completion of the funnel. */
   hitAt: Expr
   doneAt: Expr
-  /** The breakdown value of the person's first step-0 event (PostHog's first-touch attribution). */
-  breakdown: Expr
 }
 
 function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
@@ -179,7 +235,7 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
   const partitionNames = partition.map((p) => (p as { name: string }).name)
   const slots: Plan = {
     source: { kind: 'spread', plan, times: n + 1 },
-    select: [...keep([...partitionNames, 't', ...(spec.breakdown ? ['b'] : [])]), { alias: 'slot', expr: slot }, { alias: 'e', expr: pathEntry }],
+    select: [...keep([...partitionNames, 't']), { alias: 'slot', expr: slot }, { alias: 'e', expr: pathEntry }],
   }
   const at = (k: number, v: Expr): Expr => when(bin('=', col('slot'), lit(k)), v)
   const paths: Plan = {
@@ -190,7 +246,6 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
       { alias: 'plevel', expr: { op: 'aggregate', fn: 'max', arg: when(bin('<', col('slot'), lit(n)), col('slot')) } },
       ...range(n).map((j) => ({ alias: `ft${j}`, expr: { op: 'aggregate', fn: 'min', arg: at(j, col('t')) } as Expr })),
       { alias: 'phit', expr: { op: 'aggregate', fn: 'min', arg: at(n, col('t')) } },
-      ...(spec.breakdown ? [{ alias: 'pb', expr: { op: 'aggregate', fn: 'any', arg: at(0, col('b')) } as Expr }] : []),
     ],
     where: notNull(col('e')),
     groupBy: [...partition, col('e')],
@@ -204,7 +259,6 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
     times: range(n).map((j) => ({ op: 'aggregate', fn: 'arg_max', arg: col(`ft${j}`), by: first })),
     hitAt: { op: 'aggregate', fn: 'min', arg: col('phit') },
     doneAt: { op: 'aggregate', fn: 'min', arg: col(`ft${n - 1}`) },
-    breakdown: spec.breakdown ? { op: 'aggregate', fn: 'arg_min', arg: col('pb'), by: col('ft0') } : lit(null),
   }
 }
 
@@ -244,6 +298,5 @@ function unorderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPe
     times: range(n).map((m) => ({ op: 'aggregate', fn: 'arg_max', arg: col(`o${m}`), by: when(notNull(col(`o${m}`)), firstAtLevel) })),
     hitAt: lit(null),
     doneAt: lit(null),
-    breakdown: spec.breakdown ? { op: 'aggregate', fn: 'arg_min', arg: when(col('s0'), col('b')), by: when(col('s0'), col('t')) } : lit(null),
   }
 }

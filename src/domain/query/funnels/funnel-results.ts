@@ -54,20 +54,31 @@ export function shapeTimeToConvert(rows: readonly Record<string, unknown>[], min
   return { bins, average_conversion_time: seconds(avgMs) }
 }
 
-/** PostHog's funnel trends: one series of conversion rates (%) per entry interval of the range. */
-export function shapeConversionTrends(rows: readonly Record<string, unknown>[], range: ResolvedRange) {
+/**
+ * PostHog's funnel trends: one series of conversion rates (%) per entry interval of the range; with
+ * a breakdown, one series per value (rows carrying `value`), in the order of `values`.
+ */
+export function shapeConversionTrends(rows: readonly Record<string, unknown>[], range: ResolvedRange, breakdown?: { values: readonly string[]; multiple: boolean }) {
+  if (!breakdown) return [conversionSeries(rows, range)]
+  return breakdown.values.map((v) => {
+    const value = breakdown.multiple ? breakdownParts(v) : [v]
+    return { ...conversionSeries(rows.filter((r) => String(r.value) === v), range), breakdown_value: value }
+  })
+}
+
+function conversionSeries(rows: readonly Record<string, unknown>[], range: ResolvedRange) {
   const byK = new Map(rows.map((r) => [Number(r.k), r]))
   const data = range.buckets.map((_, k) => {
     const r = byK.get(k)
     const entered = Number(r?.entered ?? 0)
     return entered === 0 ? 0 : Math.round((Number(r!.converted) / entered) * 10_000) / 100
   })
-  return [{
+  return {
     count: data.length,
     data,
     days: range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone)),
     labels: range.buckets.map((b) => bucketLabel(b, range.interval, range.timeZone)),
     reached_from_step_count: range.buckets.map((_, k) => Number(byK.get(k)?.entered ?? 0)),
     reached_to_step_count: range.buckets.map((_, k) => Number(byK.get(k)?.converted ?? 0)),
-  }]
+  }
 }

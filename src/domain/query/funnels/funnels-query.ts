@@ -2,11 +2,13 @@ import { validationError } from '../../../shared/errors.ts'
 import type { DateRangeInput, Interval } from '../date-range.ts'
 import { readArray, readChoice, readInteger, readNode, type Node } from '../query-fields.ts'
 import { readBreakdown, readDateRange, readInterval, readSeries, type Breakdown, type Series } from '../trends-query.ts'
+import type { FunnelAttribution } from './funnel-plan.ts'
 
 export const FUNNEL_ORDERS = ['ordered', 'strict', 'unordered'] as const
 export type FunnelOrder = (typeof FUNNEL_ORDERS)[number]
 export const FUNNEL_VIZ_TYPES = ['steps', 'time_to_convert', 'trends'] as const
 export type FunnelVizType = (typeof FUNNEL_VIZ_TYPES)[number]
+const ATTRIBUTIONS = ['first_touch', 'last_touch', 'all_events', 'step'] as const
 const WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const
 type WindowUnit = (typeof WINDOW_UNITS)[number]
 /** PostHog's conversion window units in seconds (a month is 30 days, as its funnels count it). */
@@ -25,6 +27,10 @@ export interface FunnelsQuery {
   dateRange: DateRangeInput | undefined
   properties: unknown
   breakdown: Breakdown | null
+  /** Which value a person counts under when their events carry several. */
+  attribution: FunnelAttribution
+  /** Groups of this type go through the funnel instead of persons (`aggregation_group_type_index`). */
+  groupTypeIndex: number | null
   /** Funnel trends' interval. */
   interval: Interval
   order: FunnelOrder
@@ -42,9 +48,6 @@ export function readFunnelsQuery(node: Node, attr = 'query'): FunnelsQuery {
   const steps = readArray(node.series, `${attr}.series`).map((s, i) => readSeries(s, `${attr}.series.${i}`))
   if (steps.length === 0) throw validationError(`${attr}.series`, 'A funnel needs at least one step.', 'required')
   if (steps.length > 20) throw validationError(`${attr}.series`, 'A funnel has at most 20 steps.', 'max_length')
-  if (node.aggregation_group_type_index !== undefined && node.aggregation_group_type_index !== null) {
-    throw validationError(`${attr}.aggregation_group_type_index`, 'Funnels aggregated by groups are not supported yet.', 'invalid_input')
-  }
   const f = readNode(node.funnelsFilter, `${attr}.funnelsFilter`, { optional: true }) ?? {}
   const fAttr = `${attr}.funnelsFilter`
   const last = steps.length - 1
@@ -52,25 +55,21 @@ export function readFunnelsQuery(node: Node, attr = 'query'): FunnelsQuery {
   const unit = readChoice(f.funnelWindowIntervalUnit, `${fAttr}.funnelWindowIntervalUnit`, WINDOW_UNITS, 'day')
   const fromStep = readInteger(f.funnelFromStep, `${fAttr}.funnelFromStep`, { min: 0, max: Math.max(0, last - 1), fallback: 0 })!
   const toStep = readInteger(f.funnelToStep, `${fAttr}.funnelToStep`, { min: Math.min(fromStep + 1, last), max: last, fallback: last })!
-  const attribution = f.breakdownAttributionType
-  if (attribution !== undefined && attribution !== null && attribution !== 'first_touch') {
-    throw validationError(`${fAttr}.breakdownAttributionType`, `Breakdown attribution "${String(attribution)}" is not supported yet (first_touch).`, 'invalid_choice')
-  }
   const order = readChoice(f.funnelOrderType, `${fAttr}.funnelOrderType`, FUNNEL_ORDERS, 'ordered')
+  const attribution = readAttribution(f, fAttr, last, order)
   const vizType = readChoice(f.funnelVizType, `${fAttr}.funnelVizType`, FUNNEL_VIZ_TYPES, 'steps')
   const exclusions = readArray(f.exclusions, `${fAttr}.exclusions`, { optional: true }).map((e, i) => readExclusion(e, `${fAttr}.exclusions.${i}`, last))
   if (exclusions.length > 0 && order === 'unordered') {
     throw validationError(`${fAttr}.exclusions`, 'Exclusions are not supported with unordered funnels yet.', 'invalid_input')
   }
   const breakdown = readBreakdown(node.breakdownFilter, `${attr}.breakdownFilter`)
-  if (breakdown && vizType !== 'steps') {
-    throw validationError(`${attr}.breakdownFilter`, `Breakdowns are supported with the "steps" visualisation only (not "${vizType}") yet.`, 'invalid_input')
-  }
   return {
     steps,
     dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
     properties: node.properties,
     breakdown,
+    attribution,
+    groupTypeIndex: readInteger(node.aggregation_group_type_index, `${attr}.aggregation_group_type_index`, { min: 0, max: 4 }) ?? null,
     interval: readInterval(node.interval, `${attr}.interval`),
     order,
     vizType,
@@ -80,6 +79,17 @@ export function readFunnelsQuery(node: Node, attr = 'query'): FunnelsQuery {
     toStep,
     binCount: readInteger(f.binCount, `${fAttr}.binCount`, { min: 1, max: 90 }) ?? null,
   }
+}
+
+/** `breakdownAttributionType` (default first touch) and, for `step`, `breakdownAttributionValue`. */
+function readAttribution(f: Node, fAttr: string, last: number, order: FunnelOrder): FunnelAttribution {
+  const type = readChoice(f.breakdownAttributionType, `${fAttr}.breakdownAttributionType`, ATTRIBUTIONS, 'first_touch')
+  if (type !== 'step') return { type }
+  const step = readInteger(f.breakdownAttributionValue, `${fAttr}.breakdownAttributionValue`, { min: 0, max: last, fallback: 0 })!
+  if (order === 'unordered' && step !== 0) {
+    throw validationError(`${fAttr}.breakdownAttributionValue`, 'Only the first step can be used for breakdown attribution in unordered funnels.', 'invalid_input')
+  }
+  return { type, step }
 }
 
 function readExclusion(v: unknown, attr: string, last: number): FunnelExclusion {

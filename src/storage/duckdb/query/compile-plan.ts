@@ -44,6 +44,13 @@ function compileSelect(plan: Plan, projectId: number, dialect: Dialect, params: 
   if (plan.source.kind === 'events') {
     const from = dialect.eventsFrom(params.add(projectId), needs)
     sql = `SELECT ${select} FROM ${from}${where ? ` AND ${where}` : ''}`
+  } else if (plan.source.kind === 'join') {
+    const { left, right, using, keepLeft } = plan.source
+    if (using.length === 0) throw new Error('plan join needs at least one column to join on')
+    const l = compileSelect(left, projectId, dialect, params)
+    const r = compileSelect(right, projectId, dialect, params)
+    const from = `(${l}) AS l ${keepLeft ? 'LEFT JOIN' : 'JOIN'} (${r}) AS r USING (${using.map(alias).join(', ')})`
+    sql = `SELECT ${select} FROM ${from}${where ? ` WHERE ${where}` : ''}`
   } else {
     const inner = `(${compileSelect(plan.source.plan, projectId, dialect, params)}) AS t`
     const from = plan.source.kind === 'spread' ? `${inner} CROSS JOIN range(${wholeNumber(plan.source.times)}) AS spread(k)` : inner

@@ -94,7 +94,9 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
 const DEEP_PLAN = 24
 
 function planDepth(plan: Plan): number {
-  return plan.source.kind === 'events' ? 1 : 1 + planDepth(plan.source.plan)
+  const s = plan.source
+  if (s.kind === 'events') return 1
+  return 1 + (s.kind === 'join' ? Math.max(planDepth(s.left), planDepth(s.right)) : planDepth(s.plan))
 }
 
 function toPlainRow(row: Record<string, unknown>): Record<string, unknown> {
