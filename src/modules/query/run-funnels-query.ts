@@ -11,25 +11,8 @@ import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch, withGroupVal
 
 /** `FunnelsQuery`: steps (per breakdown value), time to convert, or conversion trends. */
 export async function runFunnelsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
-  const q = readFunnelsQuery(node)
-  q.breakdown = await withGroupValues(ctx, q.breakdown, 'query.breakdownFilter.breakdown')
-  const cohorts = await loadCohorts(ctx, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((x) => x.series.properties)])
-  const range = await resolveRange(ctx, q.dateRange, q.interval)
-  const names: FunnelStepName[] = []
-  const steps: Expr[] = []
-  for (const [i, series] of q.steps.entries()) {
-    const { match, actionName } = await seriesMatch(ctx, series, `query.series.${i}`, q.properties, cohorts)
-    names.push({ series, actionName })
-    steps.push(match ?? lit(true))
-  }
-  const exclusions = []
-  for (const [i, x] of q.exclusions.entries()) {
-    const { match } = await seriesMatch(ctx, x.series, `query.funnelsFilter.exclusions.${i}`, undefined, cohorts)
-    exclusions.push({ match: match ?? lit(true), fromStep: x.fromStep, toStep: x.toStep })
-  }
-  const breakdown = q.breakdown ? { value: breakdownExpr(q.breakdown), attribution: q.attribution, none: breakdownNone(q.breakdown) } : null
-  const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, actor: actorOf(q.groupTypeIndex), breakdown }
-  const answer = { resolved_date_range: resolvedRangeJson(range) }
+  const { q, spec, names } = await readFunnel(ctx, node)
+  const answer = { resolved_date_range: resolvedRangeJson(spec.range) }
   switch (q.vizType) {
     case 'steps':
       return { results: await funnelSteps(ctx, q, spec, names), ...answer }
@@ -38,6 +21,32 @@ export async function runFunnelsQuery(ctx: QueryContext, node: QueryNode): Promi
     case 'trends':
       return { results: await conversionTrends(ctx, q, spec), ...answer }
   }
+}
+
+/**
+ * A `FunnelsQuery` node read and resolved against the project (actions, cohorts, group values,
+ * range): what `funnelPersonsPlan` needs, and each step's name. Errors name fields under `attr`.
+ */
+export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'query'): Promise<{ q: FunnelsQuery; spec: FunnelSpec; names: FunnelStepName[] }> {
+  const q = readFunnelsQuery(node, attr)
+  q.breakdown = await withGroupValues(ctx, q.breakdown, `${attr}.breakdownFilter.breakdown`)
+  const cohorts = await loadCohorts(ctx, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((x) => x.series.properties)])
+  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const names: FunnelStepName[] = []
+  const steps: Expr[] = []
+  for (const [i, series] of q.steps.entries()) {
+    const { match, actionName } = await seriesMatch(ctx, series, `${attr}.series.${i}`, q.properties, cohorts)
+    names.push({ series, actionName })
+    steps.push(match ?? lit(true))
+  }
+  const exclusions = []
+  for (const [i, x] of q.exclusions.entries()) {
+    const { match } = await seriesMatch(ctx, x.series, `${attr}.funnelsFilter.exclusions.${i}`, undefined, cohorts)
+    exclusions.push({ match: match ?? lit(true), fromStep: x.fromStep, toStep: x.toStep })
+  }
+  const breakdown = q.breakdown ? { value: breakdownExpr(q.breakdown), attribution: q.attribution, none: breakdownNone(q.breakdown) } : null
+  const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, actor: actorOf(q.groupTypeIndex), breakdown }
+  return { q, spec, names }
 }
 
 /**
