@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
-import { expectedSteps, mean, refFunnel, type Ev, type RefOptions, type RefResult } from '../helpers/funnel-reference.ts'
+import { expectedSteps, mean, refFunnel, refUnorderedEntries, type Ev, type RefOptions, type RefResult } from '../helpers/funnel-reference.ts'
 
 // Funnels against a reference written here: PostHog's per-person matcher (its Python UDF, event by
 // event: entered timestamps per step, latest entry kept, strict resets, exclusions, stop at the goal),
@@ -172,6 +172,30 @@ test('conversion trends: per day of entry, the share of entrants who converted f
   assert.ok(expected.some((v) => v > 0))
 })
 
+test('unordered funnels: exclusions over the whole funnel, and conversion trends by the interval a path starts in', async (t) => {
+  const app = await seeded(t)
+  const exclusions = [{ kind: 'EventsNode', event: 'refund', funnelFromStep: 0, funnelToStep: 2 }]
+  const res = await queryOk(app, funnel({}, { funnelOrderType: 'unordered', exclusions }))
+  const ref = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'unordered', exclusions: [{ event: 'refund', from: 0, to: 2 }] })
+  assertSteps(res.results, expectedSteps([...ref.values()], 3), 'unordered with exclusion')
+  assert.ok(ref.size < refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'unordered' }).size, 'the exclusion removes someone')
+
+  const days = Array.from({ length: 10 }, (_, i) => BASE + i * DAY)
+  const dayOf = (t: number) => Math.floor((t - BASE) / DAY)
+  for (const withExclusion of [false, true]) {
+    const o: RefOptions = { steps: STEPS, windowMs: 2 * DAY, order: 'unordered', exclusions: withExclusion ? [{ event: 'refund', from: 0, to: 2 }] : [] }
+    const trends = await queryOk(app, funnel({ interval: 'day' }, { funnelOrderType: 'unordered', funnelVizType: 'trends', ...(withExclusion ? { exclusions } : {}) }))
+    const perPerson = [...eventsByPerson().values()].map((evs) => refUnorderedEntries(evs, o, dayOf))
+    const expected = days.map((_, i) => {
+      const levels = perPerson.map((m) => m.get(i)).filter((l): l is number => l !== undefined)
+      return levels.length === 0 ? 0 : Math.round((levels.filter((l) => l === 2).length / levels.length) * 10_000) / 100
+    })
+    assert.deepEqual(trends.results[0].data, expected, `unordered trends${withExclusion ? ' with exclusion' : ''}`)
+    assert.deepEqual(trends.results[0].reached_from_step_count, days.map((_, i) => perPerson.filter((m) => m.has(i)).length))
+    assert.ok(expected.some((v) => v > 0))
+  }
+})
+
 test('funnels count a person merged by $identify once, and refuse what they cannot compute, naming the field', async (t) => {
   const app = await buildTestApp(t)
   await captureEvents(app, [
@@ -191,6 +215,7 @@ test('funnels count a person merged by $identify once, and refuse what they cann
     [funnel({}, { funnelVizType: 'pie' }), 'query.funnelsFilter.funnelVizType'],
     [funnel({}, { exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 2, funnelToStep: 1 }] }), 'query.funnelsFilter.exclusions.0.funnelFromStep'],
     [funnel({}, { funnelToStep: 7 }), 'query.funnelsFilter.funnelToStep'],
+    [funnel({}, { funnelOrderType: 'unordered', exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 0, funnelToStep: 1 }] }), 'query.funnelsFilter.exclusions.0'],
     [funnel({ series: [{ kind: 'ActionsNode', id: 999 }, { kind: 'EventsNode', event: 'x' }] }), 'query.series.0.id'],
   ]
   for (const [query, attr] of cases) {

@@ -45,7 +45,11 @@ export function refFunnel(evs: Ev[], o: RefOptions): RefResult | null {
   return max[0] === 0 ? null : { level: max[0] - 1, times: max[1].timings }
 }
 
-/** Unordered: at each event, the distinct steps done within the window before it; the first best. */
+/**
+ * Unordered (PostHog's `AggregateFunnelRowUnordered`): at each event, the distinct steps done within
+ * the window before it (each step's earliest); the first best. Excluded when an exclusion event falls
+ * strictly between the best path's first and last step.
+ */
 function refUnordered(evs: Ev[], o: RefOptions): RefResult | null {
   let best: RefResult | null = null
   for (const end of evs) {
@@ -53,7 +57,31 @@ function refUnordered(evs: Ev[], o: RefOptions): RefResult | null {
     const firsts = o.steps.map((s) => evs.find((e) => e.event === s && e.t <= end.t && end.t - e.t <= o.windowMs)?.t).filter((t): t is number => t !== undefined)
     if (!best || firsts.length - 1 > best.level) best = { level: firsts.length - 1, times: firsts.sort((a, b) => a - b) }
   }
-  return best
+  if (!best) return null
+  const [first, last] = [best.times[0]!, best.times.at(-1)!]
+  const excluded = (o.exclusions ?? []).some((x) => evs.some((e) => e.event === x.event && e.t > first && e.t < last))
+  return excluded ? null : best
+}
+
+/**
+ * Unordered funnel trends (PostHog's unordered trends matcher): every step event starts a path
+ * reaching the distinct steps done within the window from it, dropped when an exclusion event comes
+ * inside that window before the path completed. The furthest level per entry interval (`bucketOf`).
+ */
+export function refUnorderedEntries(evs: Ev[], o: RefOptions, bucketOf: (t: number) => number): Map<number, number> {
+  const out = new Map<number, number>()
+  for (const a of evs) {
+    if (!o.steps.includes(a.event)) continue
+    const inWindow = evs.filter((e) => e.t >= a.t && e.t <= a.t + o.windowMs)
+    const firsts = o.steps.map((s) => inWindow.find((e) => e.event === s)?.t)
+    const exclusion = inWindow.find((e) => e.t > a.t && (o.exclusions ?? []).some((x) => x.event === e.event))
+    const completedBefore = exclusion !== undefined && firsts.every((t) => t !== undefined && t < exclusion.t)
+    if (exclusion && !completedBefore) continue
+    const level = firsts.filter((t) => t !== undefined).length - 1
+    const k = bucketOf(a.t)
+    out.set(k, Math.max(out.get(k) ?? -1, level))
+  }
+  return out
 }
 
 export function median(xs: number[]): number | null {

@@ -69,15 +69,15 @@ export function conversionTimeBinsPlan(persons: Plan, from: number, to: number, 
 }
 
 /**
- * Conversion trends: per entry interval `k` (and breakdown `value`, when given, of the persons whose
+ * Conversion trends: per entry interval (`k`, its key; and breakdown `value`, when given, of the persons whose
  * value is among `values`), persons who reached `from` and `to` from an entry in it.
  */
 export function conversionTrendsPlan(persons: Plan, from: number, to: number, breakdown?: { value: Expr; values: string[] }): Plan {
-  const by = breakdown ? [col('ik'), breakdown.value] : [col('ik')]
+  const by = breakdown ? [col('ek'), breakdown.value] : [col('ek')]
   return {
     source: fromPlan(persons),
     select: [
-      { alias: 'k', expr: col('ik') },
+      { alias: 'k', expr: col('ek') },
       ...(breakdown ? [{ alias: 'value', expr: breakdown.value }] : []),
       { alias: 'entered', expr: { op: 'aggregate', fn: 'count', arg: ifReached(from, lit(1)) } },
       { alias: 'converted', expr: { op: 'aggregate', fn: 'count', arg: ifReached(to, lit(1)) } },

@@ -32,9 +32,9 @@ export interface FunnelSpec {
   actor: { actor: Expr; hasActor: Expr }
   breakdown: FunnelBreakdown | null
   /**
-   * Funnel trends: the actors' attempts are grouped by the interval their entry (a step-0 event)
-   * falls in, each interval's attempts computed apart. `entryBucket` is an event's interval key,
-   * `keys` the range's keys.
+   * Funnel trends: the actors' attempts are grouped by the interval their entry falls in (a step-0
+   * event; for unordered funnels, a path's first event), each interval's attempts computed apart.
+   * `entryBucket` is an event's interval key, `keys` the range's keys.
    */
   entries?: { entryBucket: Expr; keys: number[] }
 }
@@ -49,10 +49,10 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i)
 
 /**
  * Per actor (and entry interval, for trends; and breakdown value, when a person can count under
- * several): how far they got and when. Rows `{person, level, t0..t(n-1) (epoch ms of each step
- * reached on the counted path), excluded (boolean), b (breakdown value or NULL)}` (`person` is the
- * actor, a person or a group key); `level` is the 0-based furthest step, actors with no step-0
- * event are absent.
+ * several): how far they got and when. Rows `{person, ek (trends: the entry interval's key), level,
+ * t0..t(n-1) (epoch ms of each step reached on the counted path; NULL in trends of unordered
+ * funnels), excluded (boolean), b (breakdown value or NULL)}` (`person` is the actor, a person or a
+ * group key); `level` is the 0-based furthest step, actors with no step-0 event are absent.
  *
  * Ordered funnels follow PostHog's step-by-step matcher: an event completes step k when an earlier
  * event (or one at the same instant) completed step k-1 on a path whose entry is within the
@@ -67,30 +67,12 @@ export function funnelPersonsPlan(spec: FunnelSpec): Plan {
   const n = spec.steps.length
   const attribution = spec.breakdown?.attribution.type
   const perValue = attribution === 'all_events' || attribution === 'step'
-  const partition = [col('person'), ...(spec.entries ? [col('ik')] : []), ...(perValue ? [col('b')] : [])]
-  const rows = spec.breakdown?.attribution.type === 'step' ? attributeToStep(eventRows(spec), spec.breakdown.attribution.step) : eventRows(spec)
-  const per = spec.order === 'unordered' ? unorderedLevels(rows, spec, partition) : orderedPaths(rows, spec, partition)
+  const unorderedTrends = spec.order === 'unordered' && spec.entries !== undefined
+  const partition = [col('person'), ...(spec.entries && !unorderedTrends ? [col('ek')] : []), ...(perValue ? [col('b')] : [])]
+  const read = eventRows(spec, !unorderedTrends)
+  const rows = spec.breakdown?.attribution.type === 'step' ? attributeToStep(read, spec.breakdown.attribution.step) : read
   const t = range(n).map((j) => `t${j}`)
-  const partitionNames = partition.map((p) => (p as { name: string }).name)
-  // The counted path's step times, and whether an exclusion cut them off.
-  const perPerson: Plan = {
-    source: fromPlan(per.plan),
-    select: [
-      ...keep(partitionNames),
-      { alias: 'level', expr: per.level },
-      ...per.times.map((expr, j) => ({ alias: t[j]!, expr })),
-      { alias: 'hit_at', expr: per.hitAt },
-      { alias: 'done_at', expr: per.doneAt },
-    ],
-    groupBy: partition,
-  }
-  // An exclusion counts when it came before the person completed the funnel (PostHog stops at completion).
-  const excluded: Expr = { op: 'and', args: [notNull(col('hit_at')), { op: 'or', args: [{ op: 'is_null', arg: col('done_at') }, bin('<', col('hit_at'), col('done_at'))] }] }
-  const counted: Plan = {
-    source: fromPlan(perPerson),
-    select: [...keep(['person', ...(spec.entries ? ['ik'] : []), 'level', ...t]), { alias: 'excluded', expr: excluded }, { alias: 'b', expr: perValue ? col('b') : lit(null) }],
-    where: notNull(col('level')),
-  }
+  const counted = unorderedTrends ? unorderedEntries(rows, spec, partition) : countedPaths(rows, spec, partition)
   if (attribution !== 'first_touch' && attribution !== 'last_touch') return counted
   // One value per person: their first (last) funnel event's that has one.
   const { value, none } = spec.breakdown!
@@ -106,7 +88,107 @@ export function funnelPersonsPlan(spec: FunnelSpec): Plan {
   }
   return {
     source: { kind: 'join', left: { ...counted, select: counted.select.filter((s) => s.alias !== 'b') }, right: touch, using: ['person'] },
-    select: [...keep(['person', ...(spec.entries ? ['ik'] : []), 'level', ...t, 'excluded']), { alias: 'b', expr: col('touch') }],
+    select: [...keep(['person', ...(spec.entries ? ['ek'] : []), 'level', ...t, 'excluded']), { alias: 'b', expr: col('touch') }],
+  }
+}
+
+/** Each actor's counted path (per entry interval, per value) and whether an exclusion cut it off. */
+function countedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
+  const n = spec.steps.length
+  const t = range(n).map((j) => `t${j}`)
+  const partitionNames = partition.map((p) => (p as { name: string }).name)
+  const per = spec.order === 'unordered' ? unorderedLevels(rows, spec, partition) : orderedPaths(rows, spec, partition)
+  // The counted path's step times, and whether an exclusion cut them off.
+  let perPerson: Plan = {
+    source: fromPlan(per.plan),
+    select: [
+      ...keep(partitionNames),
+      { alias: 'level', expr: per.level },
+      ...per.times.map((expr, j) => ({ alias: t[j]!, expr })),
+      { alias: 'hit_at', expr: per.hitAt },
+      { alias: 'done_at', expr: per.doneAt },
+    ],
+    groupBy: partition,
+  }
+  if (spec.order === 'unordered' && spec.exclusions.length > 0) perPerson = unorderedExclusions(perPerson, rows, spec, partition)
+  // An exclusion counts when it came before the person completed the funnel (PostHog stops at completion).
+  const excluded: Expr = { op: 'and', args: [notNull(col('hit_at')), { op: 'or', args: [{ op: 'is_null', arg: col('done_at') }, bin('<', col('hit_at'), col('done_at'))] }] }
+  return {
+    source: fromPlan(perPerson),
+    select: [...keep(['person', ...(spec.entries ? ['ek'] : []), 'level', ...t]), { alias: 'excluded', expr: excluded }, { alias: 'b', expr: partitionNames.includes('b') ? col('b') : lit(null) }],
+    where: notNull(col('level')),
+  }
+}
+
+/**
+ * Unordered funnels with exclusions (PostHog allows them over the whole funnel only): the person
+ * is out when an excluded event falls strictly between the first and the last step of their
+ * counted path (`hit_at` that event, `done_at` the last step's time).
+ */
+function unorderedExclusions(perPerson: Plan, rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
+  const n = spec.steps.length
+  const names = partition.map((p) => (p as { name: string }).name)
+  const excluded: Plan = {
+    source: fromPlan(rows),
+    select: [...keep(names), { alias: 'xt', expr: col('t') }],
+    where: { op: 'or', args: spec.exclusions.map((_, i) => col(`x${i}`)) },
+  }
+  const last: Expr = { op: 'case', when: range(n).map((k) => [bin('=', col('level'), lit(k)), col(`t${k}`)] as [Expr, Expr]), else: lit(null) }
+  const between: Expr = { op: 'and', args: [bin('>', col('xt'), col('t0')), bin('<', col('xt'), last)] }
+  const any = (name: string): SelectItem => ({ alias: name, expr: { op: 'aggregate', fn: 'any', arg: col(name) } })
+  return {
+    source: { kind: 'join', left: { ...perPerson, select: perPerson.select.filter((s) => s.alias !== 'hit_at' && s.alias !== 'done_at') }, right: excluded, using: names, keepLeft: true },
+    select: [
+      ...keep(names),
+      ...['level', ...range(n).map((j) => `t${j}`)].map(any),
+      { alias: 'hit_at', expr: { op: 'aggregate', fn: 'min', arg: when(between, col('xt')) } },
+      { alias: 'done_at', expr: { op: 'aggregate', fn: 'any', arg: last } },
+    ],
+    groupBy: partition,
+  }
+}
+
+/**
+ * Conversion trends of unordered funnels, as PostHog's matcher runs them: each step event starts a
+ * path (its interval is the entry's) reaching the distinct steps done within the window from it; an
+ * excluded event inside that window before the path completed drops the path. Per actor and entry
+ * interval, the furthest path: rows as `funnelPersonsPlan`'s, without step times.
+ */
+function unorderedEntries(rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
+  const n = spec.steps.length
+  const names = rows.select.map((s) => s.alias)
+  const ahead: WindowFrame = { unit: 'range', start: 0, end: spec.windowMs }
+  const after: WindowFrame = { unit: 'range', start: 1, end: spec.windowMs }
+  const window = (arg: Expr, frame: WindowFrame): Expr => ({ op: 'window', fn: 'min', arg, partitionBy: partition, orderBy: [{ expr: col('t') }], frame })
+  const f = range(n).map((j) => `f${j}`)
+  const exclusion: Expr = { op: 'or', args: spec.exclusions.map((_, i) => col(`x${i}`)) }
+  const ahead1: Plan = {
+    source: fromPlan(rows),
+    select: [
+      ...keep(names),
+      ...range(n).map((j) => ({ alias: f[j]!, expr: window(when(col(`s${j}`), col('t')), ahead) })),
+      { alias: 'nx', expr: spec.exclusions.length ? window(when(exclusion, col('t')), after) : lit(null) },
+    ],
+  }
+  const done = range(n).reduce<Expr>((sum, j) => bin('+', sum, when(notNull(col(f[j]!)), lit(1), lit(0))), lit(0))
+  const completedBefore: Expr = { op: 'and', args: f.map((name) => bin('<', col(name), col('nx'))) }
+  const dropped: Expr = { op: 'and', args: [notNull(col('nx')), { op: 'not', arg: { op: 'coalesce', args: [completedBefore, lit(false)] } }] }
+  const anchor: Expr = { op: 'and', args: [{ op: 'or', args: range(n).map((j) => col(`s${j}`)) }, { op: 'not', arg: dropped }] }
+  const keys = partition.map((p) => (p as { name: string }).name)
+  const perEntry: Plan = {
+    source: fromPlan(ahead1),
+    select: [...keep(keys), { alias: 'ek', expr: col('bk') }, { alias: 'level', expr: { op: 'aggregate', fn: 'max', arg: when(anchor, bin('-', done, lit(1))) } }],
+    groupBy: [...partition, col('bk')],
+  }
+  return {
+    source: fromPlan(perEntry),
+    select: [
+      ...keep(['person', 'ek', 'level']),
+      ...range(n).map((j) => ({ alias: `t${j}`, expr: lit(null) })),
+      { alias: 'excluded', expr: lit(false) },
+      { alias: 'b', expr: keys.includes('b') ? col('b') : lit(null) },
+    ],
+    where: notNull(col('level')),
   }
 }
 
@@ -137,9 +219,10 @@ function attributeToStep(rows: Plan, step: number): Plan {
 
 /**
  * The events the funnel reads: each step's and exclusion's flag, the actor, the time; strict funnels
- * read every event (any other event between two steps breaks the path).
+ * read every event (any other event between two steps breaks the path). For trends, `bk` is the
+ * event's interval key and, when `spread`, the rows are copied once per entry interval.
  */
-function eventRows(spec: FunnelSpec): Plan {
+function eventRows(spec: FunnelSpec, spread = true): Plan {
   const select: SelectItem[] = [
     { alias: 'person', expr: spec.actor.actor },
     { alias: 't', expr: { op: 'epoch_ms', arg: col('timestamp') } },
@@ -150,14 +233,14 @@ function eventRows(spec: FunnelSpec): Plan {
   if (spec.breakdown) select.push({ alias: 'b', expr: spec.breakdown.value })
   if (spec.entries) select.push({ alias: 'bk', expr: spec.entries.entryBucket })
   const plan: Plan = { source: { kind: 'events' }, select, where: eventsWhere(spec) }
-  if (!spec.entries) return plan
+  if (!spec.entries || !spread) return plan
   // Trends: one copy of a person's events per entry interval k, from that interval on.
   const { keys } = spec.entries
   const entryKey: Expr = { op: 'shift', interval: spec.range.interval, n: col('k'), arg: lit(keys[0]!) }
   const names = select.map((s) => s.alias)
   return {
     source: { kind: 'spread', plan, times: keys.length },
-    select: [...keep(names), { alias: 'ik', expr: col('k') }, { alias: 'ek', expr: entryKey }],
+    select: [...keep(names), { alias: 'ek', expr: entryKey }],
     where: bin('>=', col('bk'), entryKey),
   }
 }

@@ -1,3 +1,4 @@
+import { rangeKeys } from '../bucket-keys.ts'
 import { bucketDay, bucketLabel, type ResolvedRange } from '../date-range.ts'
 import type { Series } from '../trends-query.ts'
 import { breakdownParts } from '../trends-results.ts'
@@ -67,9 +68,9 @@ export function shapeConversionTrends(rows: readonly Record<string, unknown>[], 
 }
 
 function conversionSeries(rows: readonly Record<string, unknown>[], range: ResolvedRange) {
-  const byK = new Map(rows.map((r) => [Number(r.k), r]))
-  const data = range.buckets.map((_, k) => {
-    const r = byK.get(k)
+  const byKey = new Map(rows.map((r) => [Number(r.k), r]))
+  const perBucket = rangeKeys(range).map((key) => byKey.get(key))
+  const data = perBucket.map((r) => {
     const entered = Number(r?.entered ?? 0)
     return entered === 0 ? 0 : Math.round((Number(r!.converted) / entered) * 10_000) / 100
   })
@@ -78,7 +79,7 @@ function conversionSeries(rows: readonly Record<string, unknown>[], range: Resol
     data,
     days: range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone)),
     labels: range.buckets.map((b) => bucketLabel(b, range.interval, range.timeZone)),
-    reached_from_step_count: range.buckets.map((_, k) => Number(byK.get(k)?.entered ?? 0)),
-    reached_to_step_count: range.buckets.map((_, k) => Number(byK.get(k)?.converted ?? 0)),
+    reached_from_step_count: perBucket.map((r) => Number(r?.entered ?? 0)),
+    reached_to_step_count: perBucket.map((r) => Number(r?.converted ?? 0)),
   }
 }

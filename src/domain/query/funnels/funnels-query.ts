@@ -59,8 +59,10 @@ export function readFunnelsQuery(node: Node, attr = 'query'): FunnelsQuery {
   const attribution = readAttribution(f, fAttr, last, order)
   const vizType = readChoice(f.funnelVizType, `${fAttr}.funnelVizType`, FUNNEL_VIZ_TYPES, 'steps')
   const exclusions = readArray(f.exclusions, `${fAttr}.exclusions`, { optional: true }).map((e, i) => readExclusion(e, `${fAttr}.exclusions.${i}`, last))
-  if (exclusions.length > 0 && order === 'unordered') {
-    throw validationError(`${fAttr}.exclusions`, 'Exclusions are not supported with unordered funnels yet.', 'invalid_input')
+  for (const [i, x] of exclusions.entries()) {
+    if (order === 'unordered' && (x.fromStep !== 0 || x.toStep !== last)) {
+      throw validationError(`${fAttr}.exclusions.${i}`, 'Partial exclusions are not allowed in unordered funnels: exclude from the first step to the last.', 'invalid_input')
+    }
   }
   const breakdown = readBreakdown(node.breakdownFilter, `${attr}.breakdownFilter`)
   return {
