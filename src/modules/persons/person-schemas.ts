@@ -37,7 +37,7 @@ export function readPersonListQuery(q: Query): PersonListQuery {
 /**
  * `properties`: a JSON list of person property filters `{key, value, operator, type}`. A filter of
  * another `type` (event, cohort...) cannot apply to a person and is refused rather than ignored;
- * an operator the store cannot run yet (regex, dates, versions) is refused naming it.
+ * an operator the store cannot run (`in`, `not_in`, `flag_evaluates_to`) is refused naming it.
  */
 export function readPersonPropertyFilters(raw: string | undefined): PropertyFilter[] {
   if (raw === undefined || raw === '') return []

@@ -2,9 +2,11 @@ import { compileRegex } from '../../domain/properties/compile-regex.ts'
 import { parseRustFloat } from '../../domain/properties/property-date.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { asciiLowercase, isTruthy, isTruthyOrFalsy, toPropertyString } from '../../domain/properties/property-string.ts'
-import { AppError } from '../../shared/errors.ts'
 import { SQL_OPERATORS } from '../../domain/query/sql-operators.ts'
+import { dateFilterSql } from '../sql/date-filter-sql.ts'
+import { semverFilterSql } from '../sql/semver-filter-sql.ts'
 import { literal, type SqlParams } from './duckdb-action-elements-sql.ts'
+import { duckDbValueDialect } from './duckdb-value-dialect.ts'
 
 /**
  * Where a filter reads its value: `present` is a SQL boolean (the key exists), `text` the value's
@@ -43,7 +45,7 @@ export function jsonSource(column: string, key: string, params: SqlParams, mater
   }
 }
 
-/** Operators the SQL compiles; `is_date_*` and `semver_*` are left out (they throw `not_implemented`). */
+/** Operators the SQL compiles: all of the domain matcher's but `in`, `not_in` and `flag_evaluates_to`. */
 export const SQL_PROPERTY_OPERATORS = SQL_OPERATORS
 
 const ASCII_LOWER = `'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'`
@@ -68,9 +70,11 @@ export function toDuckDbRegex(source: string): string {
  * generate; each was checked to differ): a JSON object compares by its stored text (the domain sorts
  * keys); a JSON array is never "truthy" here (the domain reads `[true]` and `[]` as true); numbers
  * of 1e21 and more print as `1e21` (JS: `1e+21`); DuckDB's `lower` folds `İ` to `i` and never
- * uses the final sigma, where JS gives `i̇` and `ς`.
+ * uses the final sigma, where JS gives `i̇` and `ς`. Dates and versions are parsed as the domain does
+ * (`storage/sql/date-filter-sql.ts`, `semver-filter-sql.ts`, with their own gaps listed there);
+ * relative dates resolve at `now` (epoch ms), the caller's clock when it passes one.
  */
-export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, params: SqlParams): string {
+export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, params: SqlParams, now: number = Date.now()): string {
   const op = filter.operator ?? 'exact'
   if (op === 'is_set') return source.present
   if (op === 'is_not_set') return `(NOT ${source.present})`
@@ -122,10 +126,9 @@ export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, p
     case 'is_date_before':
     case 'is_date_after':
     case 'is_date_exact':
-      throw new AppError('not_implemented', `Action queries do not support the ${op} operator yet.`, 'steps')
+      return positive(dateFilterSql(op, value, source.text, duckDbValueDialect(params), now))
     default:
-      if (op.startsWith('semver_')) throw new AppError('not_implemented', `Action queries do not support the ${op} operator yet.`, 'steps')
-      return 'FALSE'
+      return op.startsWith('semver_') ? positive(semverFilterSql(op, value, source.text, duckDbValueDialect(params))) : 'FALSE'
   }
 }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import { AppError } from '../../shared/errors.ts'
 import { elementsToString } from '../../domain/events/elements-to-string.ts'
 import { insertTestEvents, openTestEventsDb, type TestEventRow } from '../../../test/helpers/action-events.ts'
 import { createDuckDbActionQueries } from './duckdb-action-queries.ts'
@@ -110,12 +109,10 @@ test('user text is bound, never spliced into the SQL', async (t) => {
   assert.equal(Number(rows[0].n), 1)
 })
 
-test('a property operator the SQL does not cover is refused with not_implemented', async (t) => {
-  const { queries } = await queriesOver(t, [])
-  await assert.rejects(
-    queries.countActionMatches(1, [{ properties: [{ key: 'd', operator: 'is_date_before', value: '2026-01-01', type: 'event' }] }]),
-    (err: unknown) => err instanceof AppError && err.code === 'not_implemented' && err.attr === 'steps',
-  )
+test('date and version operators compile to SQL (date-semver-sql-agreement.int.test.ts checks their answers)', async (t) => {
+  const { queries } = await queriesOver(t, [{ event: 'x', properties: { d: '2025-12-01', v: '1.10.0' } }, { event: 'x', properties: { d: '2026-02-01', v: '1.9.0' } }])
+  assert.equal(await queries.countActionMatches(1, [{ properties: [{ key: 'd', operator: 'is_date_before', value: '2026-01-01', type: 'event' }] }]), 1)
+  assert.equal(await queries.countActionMatches(1, [{ properties: [{ key: 'v', operator: 'semver_gt', value: '1.9.5', type: 'event' }] }]), 1)
 })
 
 test('a stored filter that is not an object with a key matches nothing in SQL', async (t) => {

@@ -28,8 +28,8 @@ const ELEMENT_FIELD_COLUMN = { tag_name: 'tag', text: 'text', href: 'href', attr
  * `compileAction` (OR across steps, AND within one; no steps is FALSE). User values (names, urls,
  * patterns, property keys and values) are bound through `params`; regexes are checked with the
  * domain's RE2 first, and an invalid one compiles to FALSE as it matches nothing in the domain.
- * Regexes run in DuckDB's RE2, linear in the input. Throws `not_implemented` for a property
- * operator the SQL does not cover (`is_date_*`, `semver_*`).
+ * Regexes run in DuckDB's RE2, linear in the input. Every property operator of the domain compiles
+ * (relative dates at the wall clock); one the domain does not know is FALSE, as it matches nothing there.
  */
 export function compileActionSql(steps: readonly ActionStepDefinition[], params: SqlParams): ActionSql {
   let needsElements = false

@@ -2,6 +2,9 @@ import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { parseRustFloat } from '../../domain/properties/property-date.ts'
 import { asciiLowercase, isTruthy, isTruthyOrFalsy, toPropertyString } from '../../domain/properties/property-string.ts'
 import { AppError } from '../../shared/errors.ts'
+import { dateFilterSql } from './date-filter-sql.ts'
+import { pgValueDialect } from './pg-value-dialect.ts'
+import { semverFilterSql } from './semver-filter-sql.ts'
 import { toPgText } from './sql-text.ts'
 
 
@@ -27,8 +30,10 @@ const NUMERIC_TEXT = `'^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]{1,2})?$
  * string forms as `toPropertyString` gives them; `contains`/`starts`/`ends` compare ASCII-lower-cased;
  * `exact` against true/false compares truthiness. Values are bound. Throws `not_implemented` for an
  * operator outside `PERSON_FILTER_OPERATORS` (the route refuses those first). Regexes run with `~` (see toPgRegex).
+ * Dates and versions are parsed as the domain does (`date-filter-sql.ts`, `semver-filter-sql.ts`);
+ * relative dates resolve at `now` (epoch ms).
  */
-export function propertyFilterSql(column: string, filter: PropertyFilter, params: PgParams): string {
+export function propertyFilterSql(column: string, filter: PropertyFilter, params: PgParams, now: number = Date.now()): string {
   const operator = filter.operator ?? 'exact'
   const value = filter.value
   // Checked before the key is bound: PostgreSQL refuses a statement with an unused parameter.
@@ -40,12 +45,12 @@ export function propertyFilterSql(column: string, filter: PropertyFilter, params
   if (operator === 'is_set') return present
   if (operator === 'is_not_set') return `NOT ${present}`
   const negative = operator === 'is_not' || operator.startsWith('not_')
-  const test = valueTest(operator, value, { raw, text }, params)
+  const test = valueTest(operator, value, { raw, text }, params, now)
   return negative ? `(NOT ${present} OR NOT COALESCE(${test}, FALSE))` : `(${present} AND COALESCE(${test}, FALSE))`
 }
 
 /** The positive test of an operator on a present value (the caller negates `not_*` and `is_not`). */
-function valueTest(operator: string, value: unknown, v: { raw: string; text: string }, params: PgParams): string {
+function valueTest(operator: string, value: unknown, v: { raw: string; text: string }, params: PgParams, now: number): string {
   switch (operator) {
     case 'exact':
     case 'is_not':
@@ -83,6 +88,20 @@ function valueTest(operator: string, value: unknown, v: { raw: string; text: str
     case 'regex':
     case 'not_regex':
       return `(${v.text} ~ ${params.add(toPgText(toPgRegex(toPropertyString(value))))})`
+    case 'is_date_before':
+    case 'is_date_after':
+    case 'is_date_exact':
+      return dateFilterSql(operator, value, v.text, pgValueDialect(params), now)
+    case 'semver_eq':
+    case 'semver_neq':
+    case 'semver_gt':
+    case 'semver_gte':
+    case 'semver_lt':
+    case 'semver_lte':
+    case 'semver_tilde':
+    case 'semver_caret':
+    case 'semver_wildcard':
+      return semverFilterSql(operator, value, v.text, pgValueDialect(params))
     default:
       throw new AppError('not_implemented', `The property operator "${operator}" is not supported on persons yet.`)
   }
