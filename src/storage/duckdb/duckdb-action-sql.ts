@@ -7,7 +7,7 @@ import { requiredMatchLiteral } from '../../domain/actions/string-literals.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { anyElement, selectorSql, type SqlParams } from './duckdb-action-elements-sql.ts'
 import { jsonSource, propertyFilterSql, toDuckDbRegex } from './duckdb-action-property-sql.ts'
-import { materializedColumn } from './materialized-properties.ts'
+import { materializedColumn, materializedStringSql } from './materialized-properties.ts'
 
 /** An action as a SQL boolean over a row of `events` plus its parsed elements `__els` (when needed). */
 export interface ActionSql {
@@ -42,9 +42,9 @@ export function compileActionSql(steps: readonly ActionStepDefinition[], params:
     // Cheapest first: DuckDB evaluates an AND's terms in order, each on the rows the last kept.
     if (step.event) cheap.push(`event = ${params.add(step.event)}`)
     if (step.url) {
-      // The url is a string `$current_url`: its materialized column holds exactly those (and is NULL
-      // otherwise), so the JSON is not read at all.
-      const url = materializedColumn('$current_url')!
+      // The url is a string `$current_url`: its materialized column when the value is a string (the
+      // JSON is not read at all).
+      const url = materializedStringSql('$current_url')!
       const needle = requiredMatchLiteral(step.url, step.url_matching, 'contains')
       if (needle !== undefined) cheap.push(`contains(${url}, ${params.add(needle)})`)
       const plan = planStringMatch(step.url, step.url_matching, 'contains')

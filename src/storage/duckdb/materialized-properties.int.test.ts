@@ -8,8 +8,10 @@ import { createDuckDbEventStore } from './duckdb-event-store.ts'
 import { MATERIALIZED_PROPERTIES } from './materialized-properties.ts'
 import { openDuckDb } from './open-duckdb.ts'
 
-// Values a client can send for a materialized key: the column must hold exactly the string values
-// (what readers trust), and NULL for everything else, whichever way the row was written.
+// Values a client can send for a materialized key: the column must hold exactly what
+// json_extract_string reads from the properties (readers trust it instead of the JSON), NULL when
+// absent or null, and mat_nonstring must mark the keys holding something other than a string,
+// whichever way the row was written.
 const VALUES: unknown[] = [
   'https://a.com/x?q="quoted"&t=\t', '', 'ünïcödé ✓ 𝄞', 'back\\slash', 'line\nbreak', 42, 0, true, false, null, { nested: 'x' }, ['x'], undefined,
 ]
@@ -24,21 +26,25 @@ function propertiesOf(i: number): Record<string, unknown> {
 }
 
 async function columnsOf(db: Awaited<ReturnType<typeof openDuckDb>>): Promise<Map<string, Record<string, unknown>>> {
-  const reader = await db.connection.runAndReadAll(`SELECT uuid::VARCHAR AS uuid, ${[...MATERIALIZED_PROPERTIES.values()].join(', ')} FROM events`)
+  const reader = await db.connection.runAndReadAll(`SELECT uuid::VARCHAR AS uuid, ${[...MATERIALIZED_PROPERTIES.values()].join(', ')}, mat_nonstring FROM events`)
   return new Map(reader.getRowObjectsJson().map((r) => [String(r.uuid), r as Record<string, unknown>]))
 }
 
 function assertColumns(rows: Map<string, Record<string, unknown>>, expected: Map<string, Record<string, unknown>>) {
   assert.equal(rows.size, expected.size)
   for (const [uuid, props] of expected) {
-    for (const [key, column] of MATERIALIZED_PROPERTIES) {
+    let nonString = 0
+    for (const [i, [key, column]] of [...MATERIALIZED_PROPERTIES].entries()) {
       const v = props[key]
-      assert.equal(rows.get(uuid)![column], typeof v === 'string' ? v : null, `${key} = ${JSON.stringify(v)}`)
+      const text = v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v)
+      assert.equal(rows.get(uuid)![column], text, `${key} = ${JSON.stringify(v)}`)
+      if (text !== null && typeof v !== 'string') nonString |= 1 << i
     }
+    assert.equal(Number(rows.get(uuid)!.mat_nonstring), nonString, `mat_nonstring of ${JSON.stringify(props)}`)
   }
 }
 
-test('the event store fills the materialized columns with string values only, and the migration fills older rows the same way', async (t) => {
+test('the event store fills the materialized columns with json_extract_string\'s text, and the migrations fill older rows the same way', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-mat-'))
   t.after(() => rm(dir, { recursive: true, force: true }))
   const expected = new Map<string, Record<string, unknown>>()
@@ -59,18 +65,27 @@ test('the event store fills the materialized columns with string values only, an
   assertColumns(await columnsOf(db), expected)
   await db.close()
 
-  // Written before the columns existed (the migrations before 0005), then migrated.
-  const older = path.join(dir, 'older-migrations')
+  // Written before the columns existed (the migrations before 0005), or while they held strings
+  // only (before 0006), then migrated.
   const files = (await readdir(MIGRATIONS.duckdb)).sort()
-  const matAt = files.findIndex((f) => f.startsWith('0005-'))
-  assert.ok(matAt > 0, 'the materialized-properties migration is present')
-  await cp(MIGRATIONS.duckdb, older, { recursive: true, filter: (src) => !files.slice(matAt).some((f) => src.endsWith(f)) })
-  const old = await openDuckDb(path.join(dir, 'old.duckdb'), older)
-  for (const e of events) {
-    await old.connection.run(`INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, created_at) VALUES ($1::UUID, 1, '$pageview', 'd', $2, now(), now())`, [e.uuid, e.properties])
+  for (const cut of ['0005-', '0006-']) {
+    const older = path.join(dir, `before-${cut}`)
+    const at = files.findIndex((f) => f.startsWith(cut))
+    assert.ok(at > 0, `migration ${cut} is present`)
+    await cp(MIGRATIONS.duckdb, older, { recursive: true, filter: (src) => !files.slice(at).some((f) => src.endsWith(f)) })
+    const file = path.join(dir, `old-${cut}.duckdb`)
+    const old = await openDuckDb(file, older)
+    for (const e of events) {
+      await old.connection.run(`INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, created_at) VALUES ($1::UUID, 1, '$pageview', 'd', $2, now(), now())`, [e.uuid, e.properties])
+    }
+    // Rows of the string-only era: 0005 filled strings only (checked: a number is NULL there).
+    if (cut === '0006-') {
+      const nulls = await old.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM events WHERE mat_browser IS NULL AND json_type(properties, '/$browser') NOT IN ('VARCHAR', 'NULL')`)
+      assert.ok(Number(nulls.getRowObjects()[0]!.n) > 0, 'some rows hold a non-string browser the old migration left NULL')
+    }
+    await old.close()
+    const migrated = await openDuckDb(file, MIGRATIONS.duckdb)
+    assertColumns(await columnsOf(migrated), expected)
+    await migrated.close()
   }
-  await old.close()
-  const migrated = await openDuckDb(path.join(dir, 'old.duckdb'), MIGRATIONS.duckdb)
-  t.after(() => migrated.close())
-  assertColumns(await columnsOf(migrated), expected)
 })

@@ -1,12 +1,14 @@
 /**
  * Event properties kept in columns of their own beside the `properties` JSON (PostHog's `mat_*`
- * columns): the keys that breakdowns, filters and action url steps read most. A column holds the
- * value only when it is a JSON string; otherwise (absent, null, a number, an object) it is NULL and
- * readers fall back to parsing `properties`, so a row written without the columns (older rows, data
- * loaded by hand) reads the same, only slower.
+ * columns): the keys that breakdowns, filters and action url steps read most. A column holds
+ * exactly what `json_extract_string(properties, <key>)` gives (text of a string, number, boolean,
+ * object or array; NULL when absent or JSON null), so readers never parse `properties` for these
+ * keys; `mat_nonstring` has bit i set when key i holds something other than a string (url steps
+ * match strings only).
  *
- * Migration `0005-materialized-properties.sql` adds the columns and fills existing rows with the
- * same expression as `materializedValuesSql`.
+ * The event store fills the columns on insert and migrations 0005/0006 filled the rows before them.
+ * A loader that inserts rows straight into the table must run `fillMaterializedSql` afterwards:
+ * unfilled rows read as if the keys were absent.
  */
 export const MATERIALIZED_PROPERTIES: ReadonlyMap<string, string> = new Map([
   ['$current_url', 'mat_current_url'],
@@ -19,7 +21,8 @@ export const MATERIALIZED_PROPERTIES: ReadonlyMap<string, string> = new Map([
   ['$lib', 'mat_lib'],
 ])
 
-export const MATERIALIZED_COLUMNS: readonly string[] = [...MATERIALIZED_PROPERTIES.values()]
+/** The columns the writer fills, in `materializedValuesSql`'s order: each key's, then `mat_nonstring`. */
+export const MATERIALIZED_COLUMNS: readonly string[] = [...MATERIALIZED_PROPERTIES.values(), 'mat_nonstring']
 
 /** The JSON pointer of a top-level key (as `json_extract_string` takes it). */
 export function jsonPointer(key: string): string {
@@ -32,9 +35,19 @@ export function materializedExtractSql(properties: string): string {
   return `json_extract(${properties}, [${pointers.join(', ')}])`
 }
 
-/** SQL: each materialized column's value (in `MATERIALIZED_COLUMNS` order) from `materializedExtractSql`'s list. */
+/** SQL: each of `MATERIALIZED_COLUMNS`' values from `materializedExtractSql`'s list. */
 export function materializedValuesSql(list: string): string[] {
-  return MATERIALIZED_COLUMNS.map((_, i) => `(CASE WHEN json_type(${list}[${i + 1}]) = 'VARCHAR' THEN json_extract_string(${list}[${i + 1}], '$') END)`)
+  const keys = [...MATERIALIZED_PROPERTIES.keys()]
+  const nonString = keys.map((_, i) => `(CASE WHEN json_type(${list}[${i + 1}]) NOT IN ('VARCHAR', 'NULL') THEN ${2 ** i} ELSE 0 END)`)
+  return [...keys.map((_, i) => `json_extract_string(${list}[${i + 1}], '$')`), `CAST(${nonString.join(' | ')} AS UTINYINT)`]
+}
+
+/** SQL: the materialized value of `key` when it is a JSON string, else NULL (`alias.` prefixed when given). */
+export function materializedStringSql(key: string, alias?: string): string | undefined {
+  const column = materializedColumn(key, alias)
+  if (!column) return undefined
+  const bit = 2 ** [...MATERIALIZED_PROPERTIES.keys()].indexOf(key)
+  return `(CASE WHEN (${alias ? `${alias}.` : ''}mat_nonstring & ${bit}) = 0 THEN ${column} END)`
 }
 
 /** The column of `key` on the events table (with `alias.` when given), or undefined when not materialized. */

@@ -65,5 +65,5 @@ function runDuckDbMigrations(c: DuckDBConnection, dir: string): Promise<string[]
       }
     },
   }
-  return runMigrations(tx, dir, { lockSql: null })
+  return runMigrations(tx, dir, { lockSql: null, transactionPerFile: true })
 }

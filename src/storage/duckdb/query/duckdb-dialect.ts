@@ -55,9 +55,9 @@ export const duckDbDialect: Dialect = {
   },
   personId: 'COALESCE(o.override_person_id, e.person_id)',
   property(source, key, params) {
-    const text = jsonSourceText(source === 'event' ? 'e.properties' : 'e.person_properties', key, params)
+    // A materialized column holds the same text (`properties` is then not read at all).
     const column = source === 'event' ? materializedColumn(key, 'e') : undefined
-    return column ? `COALESCE(${column}, ${text})` : text
+    return column ?? jsonSourceText(source === 'event' ? 'e.properties' : 'e.person_properties', key, params)
   },
   properties: (source) => (source === 'event' ? 'e.properties' : `COALESCE(e.person_properties, '{}')`),
   toNumber: (text) => `TRY_CAST(${text} AS DOUBLE)`,
