@@ -20,11 +20,53 @@ function alias(name: string): string {
  */
 export function compilePlan(plan: Plan, projectId: number, dialect: Dialect): CompiledSql {
   const params = createSqlParams()
-  const sql = compileSelect(plan, projectId, dialect, params)
-  return { sql, values: params.values }
+  const shared: Shared = { names: sharedPlans(plan), ctes: [], done: new Set() }
+  const sql = compileSelect(plan, projectId, dialect, params, shared)
+  return { sql: shared.ctes.length ? `WITH ${shared.ctes.join(', ')} ${sql}` : sql, values: params.values }
 }
 
-function compileSelect(plan: Plan, projectId: number, dialect: Dialect, params: SqlParams): string {
+/**
+ * Plans that one statement reads more than once (the same object as two sources, e.g. both sides
+ * of a join) become materialized CTEs, computed once: DuckDB would otherwise run such a subquery,
+ * window passes and all, once per reader.
+ */
+interface Shared {
+  names: Map<Plan, string>
+  ctes: string[]
+  done: Set<Plan>
+}
+
+function sharedPlans(root: Plan): Map<Plan, string> {
+  const seen = new Set<Plan>()
+  const names = new Map<Plan, string>()
+  const visit = (p: Plan): void => {
+    if (seen.has(p)) {
+      if (!names.has(p)) names.set(p, `shared_${names.size}`)
+      return
+    }
+    seen.add(p)
+    const s = p.source
+    if (s.kind === 'join') {
+      visit(s.left)
+      visit(s.right)
+    } else if (s.kind !== 'events') visit(s.plan)
+  }
+  visit(root)
+  return names
+}
+
+function compileSelect(plan: Plan, projectId: number, dialect: Dialect, params: SqlParams, shared: Shared = { names: new Map(), ctes: [], done: new Set() }): string {
+  // A source plan as a FROM item: a parenthesised subquery, or the name of its CTE.
+  const from = (p: Plan): string => {
+    const name = shared.names.get(p)
+    if (!name) return `(${compileSelect(p, projectId, dialect, params, shared)})`
+    if (!shared.done.has(p)) {
+      shared.done.add(p)
+      const body = compileSelect(p, projectId, dialect, params, shared)
+      shared.ctes.push(`${name} AS MATERIALIZED (${body})`)
+    }
+    return name
+  }
   const onEvents = plan.source.kind === 'events'
   const needs = { person: false, elements: false }
   const x = (e: Expr): string => compileExpr(e, { dialect, params, onEvents, needs, projectId })
@@ -47,14 +89,12 @@ function compileSelect(plan: Plan, projectId: number, dialect: Dialect, params: 
   } else if (plan.source.kind === 'join') {
     const { left, right, using, keepLeft } = plan.source
     if (using.length === 0) throw new Error('plan join needs at least one column to join on')
-    const l = compileSelect(left, projectId, dialect, params)
-    const r = compileSelect(right, projectId, dialect, params)
-    const from = `(${l}) AS l ${keepLeft ? 'LEFT JOIN' : 'JOIN'} (${r}) AS r USING (${using.map(alias).join(', ')})`
-    sql = `SELECT ${select} FROM ${from}${where ? ` WHERE ${where}` : ''}`
+    const joined = `${from(left)} AS l ${keepLeft ? 'LEFT JOIN' : 'JOIN'} ${from(right)} AS r USING (${using.map(alias).join(', ')})`
+    sql = `SELECT ${select} FROM ${joined}${where ? ` WHERE ${where}` : ''}`
   } else {
-    const inner = `(${compileSelect(plan.source.plan, projectId, dialect, params)}) AS t`
-    const from = plan.source.kind === 'spread' ? `${inner} CROSS JOIN range(${wholeNumber(plan.source.times)}) AS spread(k)` : inner
-    sql = `SELECT ${select} FROM ${from}${where ? ` WHERE ${where}` : ''}`
+    const inner = `${from(plan.source.plan)} AS t`
+    const source = plan.source.kind === 'spread' ? `${inner} CROSS JOIN range(${wholeNumber(plan.source.times)}) AS spread(k)` : inner
+    sql = `SELECT ${select} FROM ${source}${where ? ` WHERE ${where}` : ''}`
   }
   if (groupBy?.length) sql += ` GROUP BY ${groupBy.join(', ')}`
   if (having) sql += ` HAVING ${having}`
