@@ -72,7 +72,7 @@ async function main() {
     const project = { id: 1, timezone: 'UTC' } as Project
     const queries = createQueryService({
       engine,
-      lookups: { action: async () => null, cohort: async () => null, groupValues: async () => [] },
+      lookups: { action: async () => null, cohort: async () => null, groupValues: async () => [], persons: async () => [], groups: async () => [] },
       limits: { concurrency: 1, timeoutMs: 600_000, maxRows: 1_000_000 },
       kinds: QUERY_KINDS,
     })

@@ -7,6 +7,8 @@ import { AppError, validationError } from '../shared/errors.ts'
 import type { SqlClient } from '../storage/sql/sql-client.ts'
 import { staticCohortPersonUuids } from '../storage/sql/sql-cohort-members.ts'
 import { groupPropertyValues } from '../storage/sql/sql-group-properties.ts'
+import { createSqlPersonStore } from '../storage/sql/sql-person-store.ts'
+import { createSqlPersonDataStore } from '../storage/sql/sql-person-data-store.ts'
 import type { Stores } from './create-services.ts'
 
 /** Members of a static cohort a query may filter by (bound as a list in the statement). */
@@ -20,6 +22,8 @@ export function createQueries(
   deps: { actions: ActionService; cohorts: CohortService; meta: SqlClient },
   limits: Config['query'] = { concurrency: 4, timeoutMs: 30_000, maxRows: 500_000 },
 ) {
+  const persons = createSqlPersonStore(deps.meta)
+  const personData = createSqlPersonDataStore(deps.meta)
   const lookups: QueryLookups = {
     async action(project, id) {
       try {
@@ -46,6 +50,14 @@ export function createQueries(
     },
     async groupValues(project, typeIndex, key, limit) {
       return groupPropertyValues(deps.meta, project.id, typeIndex, key, limit + 1)
+    },
+    persons: (project, uuids) => persons.findByUuids(project.id, uuids),
+    async groups(project, typeIndex, keys) {
+      const found = await personData.getGroups(project.id, keys.map((groupKey) => ({ groupTypeIndex: typeIndex, groupKey })))
+      return keys.flatMap((key) => {
+        const properties = found.get(`${typeIndex}:${key}`)
+        return properties ? [{ typeIndex, key, properties }] : []
+      })
     },
   }
   return createQueryService({ engine: stores.queryEngine, lookups, limits, kinds: QUERY_KINDS })

@@ -35,7 +35,10 @@ export type Expr =
   | { op: 'shift'; interval: Interval; n: number | Expr; arg: Expr }
   /** Milliseconds since the epoch of an instant (a BIGINT), for keys that JavaScript compares. */
   | { op: 'epoch_ms'; arg: Expr }
-  /** An aggregate; `arg_min`/`arg_max` give `arg` of the row with the least/greatest `by` (rows whose `by` is NULL ignored). */
+  /**
+   * An aggregate; `arg_min`/`arg_max` give `arg` of the row with the least/greatest `by` (rows whose `by` is NULL ignored);
+   * `list` the values as an array (with `distinct`, each once).
+   */
   | { op: 'aggregate'; fn: AggregateFn; arg?: Expr; by?: Expr; distinct?: boolean; quantile?: number }
   | { op: 'binary'; fn: BinaryFn; left: Expr; right: Expr }
   /** A 64-bit word with only bit `index` (0-63) set. */
@@ -69,7 +72,7 @@ export type Expr =
    */
   | { op: 'in_plan'; arg: Expr; plan: Plan }
 
-export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max'
+export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max' | 'list'
 
 /**
  * A window frame: `rows` counts rows, `range` compares the (single) order key. An end is

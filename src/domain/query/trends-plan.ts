@@ -9,7 +9,7 @@ export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$'
 const QUANTILE: Partial<Record<MathType, number>> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 }
 
 /** How many intervals a rolling active-users window spans (weekly/monthly active). */
-function activeWindow(math: MathType, interval: Interval): number {
+export function activeWindow(math: MathType, interval: Interval): number {
   const days = math === 'weekly_active' ? 7 : 30
   if (interval === 'hour') return days * 24
   if (interval === 'day') return days

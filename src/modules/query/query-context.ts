@@ -2,6 +2,7 @@ import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
 import type { Plan } from '../../domain/query/query-plan.ts'
 import type { QueryCohort } from '../../domain/query/filter-expr.ts'
 import type { Project } from '../projects/project-types.ts'
+import type { Person } from '../persons/person-types.ts'
 import type { QueryEngine, QueryRows, RunGuards } from './query-engine.ts'
 
 /** A query node as the client sent it (`{kind, ...}`): each runner reads its own fields. */
@@ -26,6 +27,17 @@ export interface QueryContext {
   cohort(id: number, attr: string): Promise<QueryCohort>
   /** Each group of the type with its value of the property (a 400 naming `attr` when there are too many). */
   groupValues(typeIndex: number, key: string, attr: string): Promise<Array<[string, string]>>
+  /** The persons of these uuids (with all their distinct ids), read in batches; absent ones are left out. */
+  persons(uuids: readonly string[]): Promise<Person[]>
+  /** The groups of a type with these keys (their properties), read in one query; absent ones are left out. */
+  groups(typeIndex: number, keys: readonly string[]): Promise<ActorGroup[]>
+}
+
+/** A group as an actors query shows it. */
+export interface ActorGroup {
+  typeIndex: number
+  key: string
+  properties: Record<string, unknown>
 }
 
 /** Computes one query kind. Throws `AppError` (`validation_error` naming the field) on bad input. */

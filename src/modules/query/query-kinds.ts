@@ -5,6 +5,7 @@ import { runRetentionQuery } from './run-retention-query.ts'
 import { runEventsQuery } from './run-events-query.ts'
 import { runHogQLQuery } from './run-hogql-query.ts'
 import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
+import { runActorsQuery } from './run-actors-query.ts'
 
 /**
  * The query kinds `POST /api/projects/:id/query/` answers, by PostHog's `kind`: one line per kind.
@@ -18,4 +19,5 @@ export const QUERY_KINDS: Readonly<Record<string, QueryRunner>> = {
   StickinessQuery: runStickinessQuery,
   LifecycleQuery: runLifecycleQuery,
   HogQLQuery: runHogQLQuery,
+  ActorsQuery: runActorsQuery,
 }

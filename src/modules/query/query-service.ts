@@ -5,7 +5,8 @@ import { readNode } from '../../domain/query/query-fields.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 import { systemClock, type Clock } from '../../shared/clock.ts'
 import type { Project } from '../projects/project-types.ts'
-import type { QueryContext, QueryNode, QueryResult, QueryRunner } from './query-context.ts'
+import type { Person } from '../persons/person-types.ts'
+import type { ActorGroup, QueryContext, QueryNode, QueryResult, QueryRunner } from './query-context.ts'
 import type { QueryEngine } from './query-engine.ts'
 
 export interface QueryLimits {
@@ -26,6 +27,19 @@ export interface QueryLookups {
   cohort(project: Project, id: number): Promise<QueryCohort | null>
   /** Each group of the type that has the property, with its value as text (at most `limit` + 1 rows). */
   groupValues(project: Project, typeIndex: number, key: string, limit: number): Promise<Array<[string, string]>>
+  /** Persons by uuid (one set-based query per call; absent ones left out). */
+  persons(project: Project, uuids: readonly string[]): Promise<Person[]>
+  /** Groups of a type by key (one set-based query per call; absent ones left out). */
+  groups(project: Project, typeIndex: number, keys: readonly string[]): Promise<ActorGroup[]>
+}
+
+/** Uuids or keys per metadata query when an actors query reads persons or groups. */
+const LOOKUP_BATCH = 10_000
+
+async function inBatches<T>(ids: readonly string[], read: (batch: readonly string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = []
+  for (let i = 0; i < ids.length; i += LOOKUP_BATCH) out.push(...(await read(ids.slice(i, i + LOOKUP_BATCH))))
+  return out
 }
 
 /** Wrappers PostHog stores insights in (`InsightVizNode`, `DataTableNode`...): their `source` is the query. */
@@ -82,6 +96,8 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
         }
         return rows
       },
+      persons: (uuids) => inBatches(uuids, (batch) => lookups.persons(project, batch)),
+      groups: (typeIndex, keys) => inBatches(keys, (batch) => lookups.groups(project, typeIndex, batch)),
     }
   }
 

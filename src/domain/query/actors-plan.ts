@@ -1,0 +1,88 @@
+import type { ActorOrder, ActorStat } from './actors-query.ts'
+import { timestampBucket } from './trends-plan.ts'
+import type { ResolvedRange } from './date-range.ts'
+import { and, col, fromEvents, fromPlan, lit, timeBetween, type Expr, type Plan } from './query-plan.ts'
+
+/**
+ * The actors behind an insight's number: a plan with one row per actor, `actor` (a person's uuid or
+ * a group key) and the statistics `stats` it offers, computed in the event store.
+ */
+export interface ActorSet {
+  plan: Plan
+  /** Groups of this type are the actors (null: persons). */
+  groupTypeIndex: number | null
+  stats: readonly ActorStat[]
+}
+
+const bin = (fn: '=' | '!=' | '<' | '<=' | '>' | '>=', left: Expr, right: Expr): Expr => ({ op: 'binary', fn, left, right })
+
+/**
+ * Which funnel actors a step names, on `funnelPersonsPlan`'s 0-based `level` (PostHog's
+ * `_get_funnel_person_step_condition`, whose `step_reached` is the same level): `funnelStep` N > 0
+ * reached step N (1-based; 0 is everyone), N < 0 reached step |N|-1 but not |N| (dropped off before
+ * it); `funnelCustomSteps` the levels listed (1-based).
+ */
+export function funnelStepCondition(step: { funnelStep: number } | { customSteps: number[] }): Expr {
+  if ('customSteps' in step) return { op: 'in', arg: col('level'), values: step.customSteps.map((s) => s - 1) }
+  const n = step.funnelStep
+  return n >= 0 ? bin('>=', col('level'), lit(n - 1)) : bin('=', col('level'), lit(-n - 2))
+}
+
+/** Actors of `funnelPersonsPlan`'s rows that pass `where` (not excluded is the caller's condition), once each. */
+export function funnelActorsPlan(persons: Plan, where: Expr): Plan {
+  return { source: fromPlan(persons), select: [{ alias: 'actor', expr: col('person') }], where, groupBy: [col('person')] }
+}
+
+/**
+ * Actors of the events passing `where` (PostHog's trends actors query: `count()` as `event_count`,
+ * `max(timestamp)` as `last_seen`, and for persons the distinct ids the events came from).
+ */
+export function eventActorsPlan(actor: Expr, where: Expr, persons: boolean): Plan {
+  return {
+    source: fromEvents(),
+    select: [
+      { alias: 'actor', expr: actor },
+      { alias: 'event_count', expr: { op: 'aggregate', fn: 'count' } },
+      { alias: 'last_seen', expr: { op: 'aggregate', fn: 'max', arg: col('timestamp') } },
+      ...(persons ? [{ alias: 'event_distinct_ids', expr: { op: 'aggregate', fn: 'list', arg: col('distinct_id'), distinct: true } as Expr }] : []),
+    ],
+    where,
+    groupBy: [actor],
+  }
+}
+
+/** The stats `eventActorsPlan` offers. */
+export function eventActorStats(persons: boolean): ActorStat[] {
+  return persons ? ['event_count', 'last_seen', 'event_distinct_ids'] : ['event_count', 'last_seen']
+}
+
+/**
+ * Stickiness actors (PostHog's `StickinessQueryRunner.to_actors_query`): persons active in exactly
+ * (`gte`: at least, `lte`: at most) `intervals` intervals of the range, with their event count.
+ */
+export function stickinessActorsPlan(match: Expr | undefined, range: ResolvedRange, intervals: number, operator: 'exact' | 'gte' | 'lte'): Plan {
+  const active: Expr = { op: 'aggregate', fn: 'count', arg: timestampBucket(range), distinct: true }
+  const person: Expr = { op: 'person_id' }
+  return {
+    source: fromEvents(),
+    select: [{ alias: 'actor', expr: person }, { alias: 'event_count', expr: { op: 'aggregate', fn: 'count' } }, { alias: 'last_seen', expr: { op: 'aggregate', fn: 'max', arg: col('timestamp') } }],
+    where: and(timeBetween(range.from, range.to), match, { op: 'not', arg: { op: 'is_null', arg: person } }),
+    groupBy: [person],
+    having: bin(operator === 'exact' ? '=' : operator === 'gte' ? '>=' : '<=', active, lit(intervals)),
+  }
+}
+
+/**
+ * A page of an actor set ordered in the event store (orders by statistics or the actor id only),
+ * then by actor id for a stable page; one row more than `limit` tells whether there are more.
+ */
+export function actorsPagePlan(set: ActorSet, order: readonly ActorOrder[], page: { limit: number; offset: number }): Plan {
+  const key = (o: ActorOrder): Expr => col(o.key === 'actor_id' ? 'actor' : o.key)
+  return {
+    source: fromPlan(set.plan),
+    select: [{ alias: 'actor', expr: col('actor') }, ...set.stats.map((s) => ({ alias: s, expr: col(s) }))],
+    orderBy: [...order.map((o) => ({ expr: key(o), desc: o.desc })), { expr: col('actor') }],
+    limit: page.limit + 1,
+    offset: page.offset,
+  }
+}
