@@ -170,6 +170,34 @@ test('stickiness actors: the persons active on exactly `day` days of the range',
   assert.deepEqual(userIds(res), expected)
 })
 
+test('lifecycle actors: the persons new, returning, resurrecting or dormant on the day', async (t) => {
+  const app = await seeded(t)
+  const dayOf = (e: TestEvent) => Math.floor((Date.parse(e.timestamp) - BASE) / DAY)
+  const active = new Map<string, Set<number>>()
+  const first = new Map<string, number>()
+  for (const e of events) {
+    const p = personOf(e.distinct_id)
+    first.set(p, Math.min(first.get(p) ?? Infinity, dayOf(e)))
+    if (e.event === 'view') active.set(p, (active.get(p) ?? new Set()).add(dayOf(e)))
+  }
+  const statusOn = (p: string, d: number): string | null => {
+    const a = active.get(p) ?? new Set()
+    if (a.has(d)) return first.get(p) === d ? 'new' : a.has(d - 1) ? 'returning' : 'resurrecting'
+    return a.has(d - 1) ? 'dormant' : null
+  }
+  const source = { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'view' }], dateRange, interval: 'day' }
+  const chart = await queryOk(app, source)
+  for (const d of [1, 4, 6]) {
+    for (const status of ['new', 'returning', 'resurrecting', 'dormant']) {
+      const day = new Date(BASE + d * DAY).toISOString().slice(0, 10)
+      const res = await queryOk(app, actors({ kind: 'InsightActorsQuery', source, day, status }))
+      const expected = sorted([...first.keys()].filter((p) => statusOn(p, d) === status))
+      assert.deepEqual(userIds(res), expected, `${status} on ${day}`)
+      assert.equal(res.results.length, Math.abs(chart.results.find((r: any) => r.status === status).data[d]))
+    }
+  }
+})
+
 test('pages: limit, offset and hasMore walk the whole list once, in event count order', async (t) => {
   const app = await seeded(t)
   const source = { kind: 'InsightActorsQuery', source: trends({ event: null }, { trendsFilter: { display: 'BoldNumber' } }) }
@@ -202,7 +230,8 @@ test('refusals name the field: unsupported sources, a missing step or day, unkno
   const app = await buildTestApp(t)
   const cases: Array<[unknown, string]> = [
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'RetentionQuery', retentionFilter: {} }, interval: 0 }), 'query.source.source.kind'],
-    [actors({ kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'view' }] }, status: 'new' }), 'query.source.source.kind'],
+    [actors({ kind: 'InsightActorsQuery', source: { kind: 'PathsQuery', pathsFilter: {} } }), 'query.source.source.kind'],
+    [actors({ kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'view' }] }, status: 'gone' }), 'query.source.status'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel() }), 'query.source.funnelStep'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel() , funnelStep: 1 }, { select: ['actor', 'event_count'] }), 'query.select.1'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel({}, { funnelVizType: 'trends' }), funnelTrendsEntrancePeriodStart: '2024-03-02' }), 'query.source.funnelTrendsDropOff'],

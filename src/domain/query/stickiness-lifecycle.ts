@@ -66,6 +66,15 @@ export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'
  * Rows `{bucket (epoch ms), status, persons}`.
  */
 export function lifecyclePlan(match: Expr | undefined, range: ResolvedRange): Plan {
+  return {
+    source: fromPlan(lifecycleStatusesPlan(match, range)),
+    select: [{ alias: 'bucket', expr: col('at') }, { alias: 'status', expr: col('status') }, { alias: 'persons', expr: { op: 'aggregate', fn: 'count' } }],
+    groupBy: [col('at'), col('status')],
+  }
+}
+
+/** Each person's lifecycle status per interval of the range: rows `{person, at (bucket key), status}` (what `lifecyclePlan` counts). */
+export function lifecycleStatusesPlan(match: Expr | undefined, range: ResolvedRange): Plan {
   const { interval } = range
   const keys = rangeKeys(range)
   const shift = (arg: Expr, n: number): Expr => ({ op: 'shift', interval, n, arg })
@@ -89,7 +98,7 @@ export function lifecyclePlan(match: Expr | undefined, range: ResolvedRange): Pl
   const active: Plan = {
     source: fromPlan(withFirst),
     select: [
-      { alias: 'period', expr: col('period') }, { alias: 'first', expr: col('first') },
+      { alias: 'person', expr: col('person') }, { alias: 'period', expr: col('period') }, { alias: 'first', expr: col('first') },
       { alias: 'prev', expr: { op: 'window', fn: 'lag', arg: col('period'), ...byPerson } },
       { alias: 'next', expr: { op: 'window', fn: 'lead', arg: col('period'), ...byPerson } },
     ],
@@ -105,19 +114,19 @@ export function lifecyclePlan(match: Expr | undefined, range: ResolvedRange): Pl
   const statuses: Plan = {
     source: { kind: 'spread', plan: active, times: 2 },
     select: [
+      { alias: 'person', expr: col('person') },
       { alias: 'at', expr: { op: 'case', when: [[k0, col('period')]], else: shift(col('period'), 1) } },
       { alias: 'status', expr: { op: 'case', when: [[k0, activeStatus], [goesDormant, lit('dormant')]], else: lit(null) } },
     ],
   }
   return {
     source: fromPlan(statuses),
-    select: [{ alias: 'bucket', expr: col('at') }, { alias: 'status', expr: col('status') }, { alias: 'persons', expr: { op: 'aggregate', fn: 'count' } }],
+    select: [{ alias: 'person', expr: col('person') }, { alias: 'at', expr: col('at') }, { alias: 'status', expr: col('status') }],
     where: and(
       { op: 'not', arg: { op: 'is_null', arg: col('status') } },
       { op: 'binary', fn: '>=', left: col('at'), right: lit(keys[0]!) },
       { op: 'binary', fn: '<=', left: col('at'), right: lit(keys[keys.length - 1]!) },
     ),
-    groupBy: [col('at'), col('status')],
   }
 }
 

@@ -6,8 +6,8 @@ import { previousPeriod, resolveInstant, shiftInstant, startOfInterval, type Res
 import { funnelBreakdownValuesPlan } from '../../domain/query/funnels/funnel-aggregates.ts'
 import { funnelPersonsPlan } from '../../domain/query/funnels/funnel-plan.ts'
 import { readArray, readChoice, readFlag, readInteger, readNode, readText, type Node } from '../../domain/query/query-fields.ts'
-import { and, col, eq, lit, timeBetween, type Expr } from '../../domain/query/query-plan.ts'
-import { readPersonsQuery } from '../../domain/query/stickiness-lifecycle.ts'
+import { and, col, eq, fromPlan, lit, timeBetween, type Expr } from '../../domain/query/query-plan.ts'
+import { lifecycleStatusesPlan, LIFECYCLE_STATUSES, readPersonsQuery } from '../../domain/query/stickiness-lifecycle.ts'
 import { activeWindow, BREAKDOWN_OTHER, breakdownExpr, isRolling, seriesPlan, timestampBucket, topBreakdownsPlan } from '../../domain/query/trends-plan.ts'
 import { AGGREGATED_DISPLAYS, readTrendsQuery, type Breakdown } from '../../domain/query/trends-query.ts'
 import { validationError } from '../../shared/errors.ts'
@@ -34,7 +34,8 @@ export async function actorSetOf(ctx: QueryContext, source: Node, attr: string):
   }
   if (innerKind === 'TrendsQuery') return trendsActors(ctx, source, inner, attr)
   if (innerKind === 'StickinessQuery') return stickinessActors(ctx, source, inner, attr)
-  throw validationError(`${attr}.source.kind`, `Actors of a "${String(innerKind)}" are not supported yet (supported: TrendsQuery, StickinessQuery; FunnelsQuery through a FunnelsActorsQuery).`, 'invalid_input')
+  if (innerKind === 'LifecycleQuery') return lifecycleActors(ctx, source, inner, attr)
+  throw validationError(`${attr}.source.kind`, `Actors of a "${String(innerKind)}" are not supported yet (supported: TrendsQuery, StickinessQuery, LifecycleQuery; FunnelsQuery through a FunnelsActorsQuery).`, 'invalid_input')
 }
 
 /** PostHog's funnel actors (`funnel_udf.py` `actor_query`, `funnel_trends_udf.py` for conversion trends). */
@@ -156,4 +157,24 @@ async function stickinessActors(ctx: QueryContext, node: Node, source: Node, att
   if (day === undefined) throw validationError(`${attr}.day`, 'Stickiness actors need `day`: the number of intervals.', 'required')
   const operator = readChoice(node.operator, `${attr}.operator`, ['exact', 'gte', 'lte'] as const, 'exact')
   return { plan: stickinessActorsPlan(match, range, day, operator), groupTypeIndex: null, stats: ['event_count', 'last_seen'] }
+}
+
+/**
+ * PostHog's lifecycle actors (`LifecycleQueryRunner.to_actors_query`): the persons with lifecycle
+ * `status` in the interval starting at `day` (each filter only when given), as the chart counts them.
+ */
+async function lifecycleActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
+  const q = readPersonsQuery(source, 'LifecycleQuery', `${attr}.source`)
+  const series = q.series[0]!
+  const cohorts = await loadCohorts(ctx, [q.properties, series.properties])
+  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const { match } = await seriesMatch(ctx, series, `${attr}.source.series.0`, q.properties, cohorts)
+  const status = node.status === undefined || node.status === null ? undefined : readChoice(node.status, `${attr}.status`, LIFECYCLE_STATUSES)
+  let at: Expr | undefined
+  if (node.day !== undefined && node.day !== null) {
+    const start = startOfInterval(resolveInstant(readText(node.day, `${attr}.day`)!, ctx.now, ctx.timeZone, `${attr}.day`), range.interval, range.timeZone)
+    at = eq(col('at'), lit(bucketKey(start, range.interval, range.timeZone)))
+  }
+  const plan = { source: fromPlan(lifecycleStatusesPlan(match, range)), select: [{ alias: 'actor', expr: col('person') }], where: and(at, status ? eq(col('status'), lit(status)) : undefined), groupBy: [col('person')] }
+  return { plan, groupTypeIndex: null, stats: [] }
 }
