@@ -1,7 +1,7 @@
 import type { ActionStepDefinition } from '../actions/match-action.ts'
 import { validationError } from '../../shared/errors.ts'
 import { resolveInstant } from './date-range.ts'
-import type { Node } from './query-fields.ts'
+import { filterLeaves, type Node } from './query-fields.ts'
 import { and, col, count, eq, fromEvents, fromPlan, lit, timeBetween, type BinaryFn, type Expr, type Plan } from './query-plan.ts'
 import { addWall, fromWallTime, toWallTime } from './zoned-time.ts'
 
@@ -46,18 +46,11 @@ export function behavioralShapeProblem(node: Node): string | null {
 /** Ids of the actions behavioural criteria in a cohort definition name, to load before building. */
 export function behavioralActionIds(properties: unknown): number[] {
   const ids: number[] = []
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk)
-    else if (v && typeof v === 'object') {
-      const n = v as Node
-      if (Array.isArray(n.values)) walk(n.values)
-      else if (n.type === 'behavioral') {
-        if (n.event_type === 'actions' && isEntityKey('actions', n.key)) ids.push(Number(n.key))
-        if (n.value === 'performed_event_sequence' && n.seq_event_type === 'actions' && isEntityKey('actions', n.seq_event)) ids.push(Number(n.seq_event))
-      }
-    }
+  for (const n of filterLeaves(properties)) {
+    if (n.type !== 'behavioral') continue
+    if (n.event_type === 'actions' && isEntityKey('actions', n.key)) ids.push(Number(n.key))
+    if (n.value === 'performed_event_sequence' && n.seq_event_type === 'actions' && isEntityKey('actions', n.seq_event)) ids.push(Number(n.seq_event))
   }
-  walk(properties)
   return [...new Set(ids)]
 }
 

@@ -1,7 +1,7 @@
 import { validationError } from '../../shared/errors.ts'
 import { isPropertyGroup, type PropertyFilter, type PropertyGroup } from '../properties/property-filter.ts'
 import { SQL_OPERATORS } from './sql-operators.ts'
-import { readArray, readNode, readText, type Node } from './query-fields.ts'
+import { filterLeaves, readArray, readNode, readText, type Node } from './query-fields.ts'
 import type { Expr } from './query-plan.ts'
 import { behavioralExpr, type BehavioralInputs } from './behavioral-expr.ts'
 
@@ -24,16 +24,9 @@ const FILTER_TYPES = ['event', 'person', 'element', 'cohort'] as const
 
 /** Cohort ids named by the filters (a list or PostHog's nested `PropertyGroupFilter`), to load before building. */
 export function cohortIdsOf(properties: unknown): number[] {
-  const ids: number[] = []
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk)
-    else if (v && typeof v === 'object') {
-      const n = v as Node
-      if (Array.isArray(n.values)) walk(n.values)
-      else if (n.type === 'cohort' && (typeof n.value === 'number' || (typeof n.value === 'string' && /^\d+$/.test(n.value)))) ids.push(Number(n.value))
-    }
-  }
-  walk(properties)
+  const ids = filterLeaves(properties)
+    .filter((n) => n.type === 'cohort' && (typeof n.value === 'number' || (typeof n.value === 'string' && /^\d+$/.test(n.value))))
+    .map((n) => Number(n.value))
   return [...new Set(ids)]
 }
 

@@ -57,3 +57,22 @@ export function readArray(v: unknown, attr: string, opts: { optional?: boolean }
   if (!Array.isArray(v)) throw validationError(attr, `Expected a list, got ${kindOf(v)}.`, 'invalid_input')
   return v
 }
+
+/**
+ * The leaf filters of a property filter list or PostHog's nested `PropertyGroupFilter` (groups are
+ * the nodes with a `values` list), in order: what is read before building, e.g. the cohorts or
+ * actions the filters name.
+ */
+export function filterLeaves(properties: unknown): Node[] {
+  const leaves: Node[] = []
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') {
+      const n = v as Node
+      if (Array.isArray(n.values)) walk(n.values)
+      else leaves.push(n)
+    }
+  }
+  walk(properties)
+  return leaves
+}
