@@ -8,7 +8,7 @@ import type { SqlClient } from '../storage/sql/sql-client.ts'
 import { staticCohortPersonUuids } from '../storage/sql/sql-cohort-members.ts'
 import { groupPropertyValues } from '../storage/sql/sql-group-properties.ts'
 import { createSqlPersonStore } from '../storage/sql/sql-person-store.ts'
-import { createSqlPersonDataStore } from '../storage/sql/sql-person-data-store.ts'
+import { createSqlGroupStore } from '../storage/sql/sql-group-store.ts'
 import type { Stores } from './create-services.ts'
 
 /** Members of a static cohort a query may filter by (bound as a list in the statement). */
@@ -23,7 +23,7 @@ export function createQueries(
   limits: Config['query'] = { concurrency: 4, timeoutMs: 30_000, maxRows: 500_000 },
 ) {
   const persons = createSqlPersonStore(deps.meta)
-  const personData = createSqlPersonDataStore(deps.meta)
+  const groups = createSqlGroupStore(deps.meta)
   const lookups: QueryLookups = {
     async action(project, id) {
       try {
@@ -53,11 +53,7 @@ export function createQueries(
     },
     persons: (project, uuids) => persons.findByUuids(project.id, uuids),
     async groups(project, typeIndex, keys) {
-      const found = await personData.getGroups(project.id, keys.map((groupKey) => ({ groupTypeIndex: typeIndex, groupKey })))
-      return keys.flatMap((key) => {
-        const properties = found.get(`${typeIndex}:${key}`)
-        return properties ? [{ typeIndex, key, properties }] : []
-      })
+      return (await groups.findByKeys(project.id, typeIndex, keys)).map((g) => ({ typeIndex, key: g.key, properties: g.properties, createdAt: g.createdAt }))
     },
   }
   return createQueryService({ engine: stores.queryEngine, lookups, limits, kinds: QUERY_KINDS })

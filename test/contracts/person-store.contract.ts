@@ -144,4 +144,23 @@ export function personApiStoreContract(name: string, open: OpenInWorld<PersonApi
     assert.equal(await port.groups.find(projectId, 1, 'g2'), null)
     assert.equal(await port.groups.find(world.otherProjectId, 0, 'g2'), null)
   })
+  test(`${name} group store: findByKeys reads the asked groups of a type with their created_at in one call, each once, scoped to the project`, async (t) => {
+    const { port, world, close } = await open()
+    t.after(close)
+    const { projectId } = world
+    const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 0, 0, s, 123))
+    const group = (key: string, s: number, typeIndex = 0, properties: Record<string, unknown> = {}) => ({ typeIndex, key, properties, createdAt: at(s), version: 0 })
+    await port.groupWriter.applyGroups(projectId, [group('a', 1, 0, { name: 'A' }), group('b', 2), group('c', 3), group('x', 4, 1)])
+    await port.groupWriter.applyGroups(world.otherProjectId, [group('d', 5)])
+    const found = await port.groups.findByKeys(projectId, 0, ['c', 'a', 'missing', 'x', 'd', 'a'])
+    assert.deepEqual(found.map((g) => ({ key: g.key, typeIndex: g.typeIndex, properties: g.properties, createdAt: g.createdAt })), [
+      { key: 'c', typeIndex: 0, properties: {}, createdAt: at(3) },
+      { key: 'a', typeIndex: 0, properties: { name: 'A' }, createdAt: at(1) },
+    ])
+    assert.deepEqual((await port.groups.findByKeys(projectId, 1, ['x', 'a'])).map((g) => g.key), ['x'])
+    assert.deepEqual(await port.groups.findByKeys(projectId, 0, []), [])
+    // Many keys in one statement (the actors query asks for a page of thousands).
+    const many = Array.from({ length: 3000 }, (_, i) => `k${i}`)
+    assert.deepEqual((await port.groups.findByKeys(projectId, 0, [...many, 'b'])).map((g) => g.key), ['b'])
+  })
 }

@@ -29,7 +29,7 @@ export interface QueryContext {
   groupValues(typeIndex: number, key: string, attr: string): Promise<Array<[string, string]>>
   /** The persons of these uuids (with all their distinct ids), read in batches; absent ones are left out. */
   persons(uuids: readonly string[]): Promise<Person[]>
-  /** The groups of a type with these keys (their properties), read in one query; absent ones are left out. */
+  /** The groups of a type with these keys (properties and creation time), read in batches; absent ones are left out. */
   groups(typeIndex: number, keys: readonly string[]): Promise<ActorGroup[]>
 }
 
@@ -38,6 +38,7 @@ export interface ActorGroup {
   typeIndex: number
   key: string
   properties: Record<string, unknown>
+  createdAt: Date
 }
 
 /** Computes one query kind. Throws `AppError` (`validation_error` naming the field) on bad input. */

@@ -43,5 +43,16 @@ export function createSqlGroupStore(db: SqlClient): GroupStore {
       const [row] = await db.query(`${SELECT} WHERE g.project_id = $1 AND g.group_type_index = $2 AND g.group_key = $3`, [projectId, typeIndex, toPgText(key)])
       return row ? toGroup(row) : null
     },
+    async findByKeys(projectId, typeIndex, keys) {
+      // Keys are stored as PostgreSQL text (toPgText); the answer names each group by the key asked.
+      const asked = [...new Set(keys)]
+      if (asked.length === 0) return []
+      const rows = await db.query(`${SELECT} WHERE g.project_id = $1 AND g.group_type_index = $2 AND g.group_key = ANY($3::text[])`, [projectId, typeIndex, [...new Set(asked.map(toPgText))]])
+      const byStored = new Map(rows.map((r) => [r.group_key as string, toGroup(r)]))
+      return asked.flatMap((key) => {
+        const g = byStored.get(toPgText(key))
+        return g ? [{ ...g, key }] : []
+      })
+    },
   }
 }
