@@ -229,7 +229,6 @@ test('pages: limit, offset and hasMore walk the whole list once, in event count 
 test('refusals name the field: unsupported sources, a missing step or day, unknown columns', async (t) => {
   const app = await buildTestApp(t)
   const cases: Array<[unknown, string]> = [
-    [actors({ kind: 'InsightActorsQuery', source: { kind: 'RetentionQuery', retentionFilter: {} }, interval: 0 }), 'query.source.source.kind'],
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'PathsQuery', pathsFilter: {} } }), 'query.source.source.kind'],
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'view' }] }, status: 'gone' }), 'query.source.status'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel() }), 'query.source.funnelStep'],

@@ -12,6 +12,8 @@ export interface ActorSet {
   /** Groups of this type are the actors (null: persons). */
   groupTypeIndex: number | null
   stats: readonly ActorStat[]
+  /** Retention: the period columns it offers (`day_0`...), the period's name and the look-ahead's length. */
+  periods?: { name: string; count: number }
 }
 
 const bin = (fn: '=' | '!=' | '<' | '<=' | '>' | '>=', left: Expr, right: Expr): Expr => ({ op: 'binary', fn, left, right })
@@ -69,6 +71,35 @@ export function stickinessActorsPlan(match: Expr | undefined, range: ResolvedRan
     where: and(timeBetween(range.from, range.to), match, { op: 'not', arg: { op: 'is_null', arg: person } }),
     groupBy: [person],
     having: bin(operator === 'exact' ? '=' : operator === 'gte' ? '>=' : '<=', active, lit(intervals)),
+  }
+}
+
+/**
+ * Retention actors (PostHog's `RetentionQueryRunner.to_actors_query`) from the rows the grid counts
+ * (`retentionCohortsPlan`: `{actor, c, back}`): the actors of cohort row `cohort`, each with
+ * `appearances`, the periods after the cohort's start (0-based, ascending) the grid counts it in:
+ * 0 always (value 0 is the cohort's size), k in 1..`totalIntervals`-1 when bit k of its return word
+ * is set; and `appearance_count`, their number. As in PostHog, the periods are the plain returns
+ * even for a cumulative grid.
+ */
+export function retentionActorsPlan(cohorts: Plan, cohort: number, totalIntervals: number): Plan {
+  const inCohort: Plan = { source: fromPlan(cohorts), select: [{ alias: 'actor', expr: col('actor') }, { alias: 'back', expr: col('back') }], where: bin('=', col('c'), lit(cohort)) }
+  const k = col('k')
+  const returned: Expr = { op: 'bits_any', arg: { op: 'bits_shift_right', arg: col('back'), by: k }, mask: '1' }
+  // Each actor once per period of the look-ahead (k), kept where the grid counts it.
+  const periods: Plan = {
+    source: { kind: 'spread', plan: inCohort, times: totalIntervals },
+    select: [{ alias: 'actor', expr: col('actor') }, { alias: 'k', expr: k }],
+    where: { op: 'or', args: [bin('=', k, lit(0)), returned] },
+  }
+  return {
+    source: fromPlan(periods),
+    select: [
+      { alias: 'actor', expr: col('actor') },
+      { alias: 'appearances', expr: { op: 'aggregate', fn: 'list', arg: k, by: k } },
+      { alias: 'appearance_count', expr: { op: 'aggregate', fn: 'count' } },
+    ],
+    groupBy: [col('actor')],
   }
 }
 

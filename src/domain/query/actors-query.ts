@@ -20,14 +20,28 @@ export interface ActorsQuery {
 }
 
 /** Columns an actors query can show. Event-side statistics exist only for sources that count events. */
-export const ACTOR_COLUMNS = ['actor', 'person', 'group', 'id', 'person.$delete', 'created_at', 'event_count', 'event_distinct_ids', 'last_seen', 'matched_recordings'] as const
-export type ActorColumn = (typeof ACTOR_COLUMNS)[number]
-/** Statistics the event store computes per actor (a source offers some of them). */
-export type ActorStat = 'event_count' | 'last_seen' | 'event_distinct_ids'
-export const ACTOR_STATS: readonly ActorStat[] = ['event_count', 'last_seen', 'event_distinct_ids']
+export const ACTOR_COLUMNS = ['actor', 'person', 'group', 'id', 'person.$delete', 'created_at', 'event_count', 'event_distinct_ids', 'last_seen', 'matched_recordings', 'appearances'] as const
+/**
+ * A retention actor's flag for one period after its cohort's (PostHog's `<interval>_<i>` columns,
+ * `day_0`...`day_7`, as its retention table asks them): whether `appearances` holds i.
+ */
+export type PeriodColumn = `${'hour' | 'day' | 'week' | 'month'}_${number}`
+export type ActorColumn = (typeof ACTOR_COLUMNS)[number] | PeriodColumn
+const PERIOD_COLUMN = /^(hour|day|week|month)_(\d{1,2})$/
+/** The period name and index of a period column (`day_3`), or null. */
+export function periodColumnOf(c: string): { period: string; index: number } | null {
+  const m = PERIOD_COLUMN.exec(c)
+  return m ? { period: m[1]!, index: Number(m[2]) } : null
+}
+/**
+ * Statistics the event store computes per actor (a source offers some of them): events' counts and
+ * times for trends, the periods a retention actor appears in (`appearance_count` their number).
+ */
+export type ActorStat = 'event_count' | 'last_seen' | 'event_distinct_ids' | 'appearances' | 'appearance_count'
+export const ACTOR_STATS: readonly ActorStat[] = ['event_count', 'last_seen', 'event_distinct_ids', 'appearances', 'appearance_count']
 
 /** What a page can be ordered by: an event-side statistic, the actor's id, its creation time or display name. */
-export type OrderKey = 'event_count' | 'last_seen' | 'actor_id' | 'created_at' | 'display'
+export type OrderKey = 'event_count' | 'last_seen' | 'appearance_count' | 'actor_id' | 'created_at' | 'display'
 export interface ActorOrder {
   key: OrderKey
   desc: boolean
@@ -38,6 +52,8 @@ export interface ActorOrder {
 const ORDER_NAMES: Record<string, OrderKey> = {
   event_count: 'event_count', last_seen: 'last_seen', actor_id: 'actor_id', id: 'actor_id', person_id: 'actor_id', key: 'actor_id',
   created_at: 'created_at', person: 'display', actor: 'display', group: 'display',
+  // PostHog's retention table orders by `length(appearances) DESC`.
+  'length(appearances)': 'appearance_count',
 }
 
 /** Reads an `ActorsQuery` node; errors name the field under `query.`. */
@@ -64,8 +80,8 @@ export function readActorsQuery(node: Node, attr = 'query'): ActorsQuery {
 
 function readColumn(v: unknown, attr: string): ActorColumn {
   const text = readText(v, attr)!.trim()
-  if (!(ACTOR_COLUMNS as readonly string[]).includes(text)) {
-    throw validationError(attr, `Column "${text}" is not supported in an actors query (supported: ${ACTOR_COLUMNS.join(', ')}).`, 'invalid_input')
+  if (!(ACTOR_COLUMNS as readonly string[]).includes(text) && !periodColumnOf(text)) {
+    throw validationError(attr, `Column "${text}" is not supported in an actors query (supported: ${ACTOR_COLUMNS.join(', ')}, and a retention's day_0, day_1...).`, 'invalid_input')
   }
   return text as ActorColumn
 }
@@ -74,8 +90,8 @@ function readColumn(v: unknown, attr: string): ActorColumn {
 function readOrder(v: unknown, attr: string): ActorOrder[] {
   const text = readText(v, attr)!
   return text.split(',').map((term) => {
-    const m = /^\s*([A-Za-z_$][\w.$]*)\s*(?:\s(ASC|DESC))?\s*$/i.exec(term)
-    const key = m ? ORDER_NAMES[m[1]!] : undefined
+    const m = /^\s*([A-Za-z_$][\w.$]*|length\(\s*appearances\s*\))\s*(?:\s(ASC|DESC))?\s*$/i.exec(term)
+    const key = m ? ORDER_NAMES[m[1]!.replace(/\s+/g, '')] : undefined
     if (!m || !key) throw validationError(attr, `Cannot order an actors query by "${term.trim()}" (by: ${Object.keys(ORDER_NAMES).join(', ')}, ASC or DESC).`, 'invalid_input')
     return { key, desc: (m[2] ?? '').toUpperCase() === 'DESC', attr }
   })

@@ -37,7 +37,7 @@ export type Expr =
   | { op: 'epoch_ms'; arg: Expr }
   /**
    * An aggregate; `arg_min`/`arg_max` give `arg` of the row with the least/greatest `by` (rows whose `by` is NULL ignored);
-   * `list` the values as an array (with `distinct`, each once).
+   * `list` the values as an array (with `distinct`, each once; without, in the order of `by` when given).
    */
   | { op: 'aggregate'; fn: AggregateFn; arg?: Expr; by?: Expr; distinct?: boolean; quantile?: number }
   | { op: 'binary'; fn: BinaryFn; left: Expr; right: Expr }

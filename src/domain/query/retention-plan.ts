@@ -30,6 +30,15 @@ const STEP_MS = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const
  * is `rollingRetentionPlan`.
  */
 export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: RetentionMatch): Plan {
+  return gridPlan(retentionCohortsPlan(q, range, m), q)
+}
+
+/**
+ * The rows `retentionPlan`'s grid counts: one per actor and cohort it is in, `{actor, c, back}`
+ * (`back` its return word shifted to the cohort), so the actors of a cell are read from the same
+ * rows as its number.
+ */
+export function retentionCohortsPlan(q: RetentionQuery, range: ResolvedRange, m: RetentionMatch): Plan {
   const keys = rangeKeys(range)
   const n = keys.length
   // Offsets from a month before the range: older instants are only ever compared with keys of the range.
@@ -70,7 +79,7 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
     const shifted = (word: string): Expr => ({ op: 'bits_shift_right', arg: col(word), by: col('k') })
     perCohort = {
       source: { kind: 'spread', plan: perActor, times: n },
-      select: [{ alias: 'c', expr: col('k') }, { alias: 'back', expr: shifted('returns') }],
+      select: [{ alias: 'actor', expr: col('actor') }, { alias: 'c', expr: col('k') }, { alias: 'back', expr: shifted('returns') }],
       where: { op: 'bits_any', arg: shifted('cohorts'), mask: '1' },
     }
   } else {
@@ -81,11 +90,11 @@ export function retentionPlan(q: RetentionQuery, range: ResolvedRange, m: Retent
     const c = when({ op: 'binary', fn: '>=', left: first, right: { op: 'time', value: range.from } }, index(first))
     perCohort = {
       source: fromPlan(perActor),
-      select: [{ alias: 'c', expr: c }, { alias: 'back', expr: { op: 'bits_shift_right', arg: col('returns'), by: c } }],
+      select: [{ alias: 'actor', expr: col('actor') }, { alias: 'c', expr: c }, { alias: 'back', expr: { op: 'bits_shift_right', arg: col('returns'), by: c } }],
       where: { op: 'not', arg: { op: 'is_null', arg: c } },
     }
   }
-  return gridPlan(perCohort, q)
+  return perCohort
 }
 
 const bitOfPeriod = (cond: Expr): Expr => ({ op: 'aggregate', fn: 'bit_or', arg: when(cond, { op: 'bit_flag', index: col('period') }) })

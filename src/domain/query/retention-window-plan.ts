@@ -32,6 +32,11 @@ const WINDOWS = {
  * `minimumOccurrences` plays no part here, as in PostHog's rolling builder.
  */
 export function rollingRetentionPlan(q: RetentionQuery, range: ResolvedRange, m: RetentionMatch): Plan {
+  return gridPlan(rollingRetentionCohortsPlan(q, range, m), q)
+}
+
+/** The rows `rollingRetentionPlan`'s grid counts: `{actor, c, back}`, one per actor (its one cohort). */
+export function rollingRetentionCohortsPlan(q: RetentionQuery, range: ResolvedRange, m: RetentionMatch): Plan {
   const { unit, units } = WINDOWS[q.interval]
   const windowMs = units * (unit === 'hour' ? HOUR : DAY)
   const recurring = q.mode === 'recurring'
@@ -82,9 +87,10 @@ export function rollingRetentionPlan(q: RetentionQuery, range: ResolvedRange, m:
   const c = windowsBetween(lit(bucketKey(range.from, unit, range.timeZone)), col('u0'))
   const k = windowsBetween(col('u0'), col('u'))
   const counted = and(col('is_return'), { op: 'binary', fn: '>=', left: col('ts'), right: col('t0') }, { op: 'binary', fn: '<', left: k, right: lit(q.totalIntervals) })!
-  const perCohort: Plan = {
+  return {
     source: fromPlan(withStart),
     select: [
+      { alias: 'actor', expr: col('actor') },
       { alias: 'c', expr: c },
       { alias: 'back', expr: { op: 'aggregate', fn: 'bit_or', arg: when(counted, { op: 'bit_flag', index: k }) } },
     ],
@@ -97,5 +103,4 @@ export function rollingRetentionPlan(q: RetentionQuery, range: ResolvedRange, m:
     ),
     groupBy: [col('actor'), c],
   }
-  return gridPlan(perCohort, q)
 }

@@ -127,7 +127,7 @@ function readEntity(v: unknown, attr: string): Series {
  * holding `date_from`, or without one, `totalIntervals` periods back from the end.
  * `base` is the range resolved from the input as for other kinds.
  */
-export function retentionRange(base: ResolvedRange, q: RetentionQuery): ResolvedRange {
+export function retentionRange(base: ResolvedRange, q: RetentionQuery, attr = 'query'): ResolvedRange {
   const { interval, timeZone } = base
   const lastStart = startOfInterval(new Date(base.to.getTime() - 1), interval, timeZone)
   const to = nextBucket(lastStart, interval, timeZone)
@@ -136,7 +136,7 @@ export function retentionRange(base: ResolvedRange, q: RetentionQuery): Resolved
   for (let b = from; b.getTime() < to.getTime(); b = nextBucket(b, interval, timeZone)) {
     buckets.push(b)
     if (buckets.length > 64) {
-      throw validationError('query.dateRange', 'Retention covers at most 64 periods: choose a shorter range or a longer period.', 'invalid_input')
+      throw validationError(`${attr}.dateRange`, 'Retention covers at most 64 periods: choose a shorter range or a longer period.', 'invalid_input')
     }
   }
   return { from, to, interval, timeZone, buckets }

@@ -1,5 +1,5 @@
 import { actorOf } from '../../domain/query/actor.ts'
-import { eventActorStats, eventActorsPlan, funnelActorsPlan, funnelStepCondition, stickinessActorsPlan, type ActorSet } from '../../domain/query/actors-plan.ts'
+import { eventActorStats, eventActorsPlan, funnelActorsPlan, funnelStepCondition, retentionActorsPlan, stickinessActorsPlan, type ActorSet } from '../../domain/query/actors-plan.ts'
 import { readBreakdownValue } from '../../domain/query/actors-query.ts'
 import { bucketKey, rangeKeys } from '../../domain/query/bucket-keys.ts'
 import { previousPeriod, resolveInstant, shiftInstant, startOfInterval, type ResolvedRange } from '../../domain/query/date-range.ts'
@@ -14,6 +14,7 @@ import { validationError } from '../../shared/errors.ts'
 import type { QueryContext } from './query-context.ts'
 import { loadCohorts, resolveRange, seriesMatch, withGroupValues } from './query-helpers.ts'
 import { readFunnel } from './run-funnels-query.ts'
+import { readRetention } from './run-retention-query.ts'
 
 const notExcluded: Expr = { op: 'not', arg: col('excluded') }
 
@@ -35,7 +36,8 @@ export async function actorSetOf(ctx: QueryContext, source: Node, attr: string):
   if (innerKind === 'TrendsQuery') return trendsActors(ctx, source, inner, attr)
   if (innerKind === 'StickinessQuery') return stickinessActors(ctx, source, inner, attr)
   if (innerKind === 'LifecycleQuery') return lifecycleActors(ctx, source, inner, attr)
-  throw validationError(`${attr}.source.kind`, `Actors of a "${String(innerKind)}" are not supported yet (supported: TrendsQuery, StickinessQuery, LifecycleQuery; FunnelsQuery through a FunnelsActorsQuery).`, 'invalid_input')
+  if (innerKind === 'RetentionQuery') return retentionActors(ctx, source, inner, attr)
+  throw validationError(`${attr}.source.kind`, `Actors of a "${String(innerKind)}" are not supported yet (supported: TrendsQuery, StickinessQuery, LifecycleQuery, RetentionQuery; FunnelsQuery through a FunnelsActorsQuery).`, 'invalid_input')
 }
 
 /** PostHog's funnel actors (`funnel_udf.py` `actor_query`, `funnel_trends_udf.py` for conversion trends). */
@@ -177,4 +179,22 @@ async function lifecycleActors(ctx: QueryContext, node: Node, source: Node, attr
   }
   const plan = { source: fromPlan(lifecycleStatusesPlan(match, range)), select: [{ alias: 'actor', expr: col('person') }], where: and(at, status ? eq(col('status'), lit(status)) : undefined), groupBy: [col('person')] }
   return { plan, groupTypeIndex: null, stats: [] }
+}
+
+/**
+ * PostHog's retention actors (`RetentionQueryRunner.to_actors_query`): the actors of cohort row
+ * `interval` (0-based), read from the rows the grid counts, so they are exactly row `interval`'s
+ * value 0, each with the periods it appears in (`appearances`, and `day_0`... flags).
+ */
+async function retentionActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
+  const { q, range, cohorts } = await readRetention(ctx, source, `${attr}.source`)
+  if (node.breakdown !== undefined && node.breakdown !== null) throw validationError(`${attr}.breakdown`, 'Retention breakdowns are not supported yet.', 'invalid_input')
+  if (node.interval === undefined || node.interval === null) throw validationError(`${attr}.interval`, 'Retention actors need `interval`: the cohort row (0-based).', 'required')
+  const interval = readInteger(node.interval, `${attr}.interval`, { min: 0, max: range.buckets.length - 1 })!
+  return {
+    plan: retentionActorsPlan(cohorts, interval, q.totalIntervals),
+    groupTypeIndex: q.groupTypeIndex,
+    stats: ['appearances', 'appearance_count'],
+    periods: { name: q.interval, count: q.totalIntervals },
+  }
 }

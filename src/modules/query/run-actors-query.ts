@@ -1,5 +1,5 @@
 import { actorsPagePlan, type ActorSet } from '../../domain/query/actors-plan.ts'
-import { ACTOR_STATS, defaultActorOrder, readActorsQuery, type ActorColumn, type ActorOrder, type ActorsQuery, type ActorStat } from '../../domain/query/actors-query.ts'
+import { ACTOR_STATS, defaultActorOrder, periodColumnOf, readActorsQuery, type ActorColumn, type ActorOrder, type ActorsQuery, type ActorStat } from '../../domain/query/actors-query.ts'
 import { col, fromPlan, type Plan } from '../../domain/query/query-plan.ts'
 import { validationError } from '../../shared/errors.ts'
 import { sortedDistinctIds, toPersonJson } from '../persons/person-json.ts'
@@ -29,8 +29,7 @@ export async function runActorsQuery(ctx: QueryContext, node: QueryNode): Promis
   checkColumns(columns, set, q.select ? 'query.select' : 'query')
   const order = q.orderBy === null ? defaultActorOrder(columns, 'query.orderBy') : q.orderBy
   for (const o of order) {
-    if ((o.key === 'event_count' || o.key === 'last_seen') && !set.stats.includes(o.key)) throw validationError(o.attr, `This insight's actors have no "${o.key}" to order by.`, 'invalid_input')
-    if (o.key === 'created_at' && isGroup) throw validationError(o.attr, 'Ordering groups by created_at is not supported yet.', 'invalid_input')
+    if (isStat(o.key) && !set.stats.includes(o.key)) throw validationError(o.attr, `This insight's actors have no "${o.key === 'appearance_count' ? 'appearances' : o.key}" to order by.`, 'invalid_input')
   }
   const inMemory = q.search !== null || order.some((o) => o.key === 'created_at' || o.key === 'display')
   const { rows, details, hasMore } = inMemory ? await pageInMemory(ctx, set, q, order) : await pageInStore(ctx, set, q, order)
@@ -38,7 +37,7 @@ export async function runActorsQuery(ctx: QueryContext, node: QueryNode): Promis
   return {
     results,
     columns,
-    types: columns.map((c) => TYPES[c]),
+    types: columns.map((c) => (periodColumnOf(c) ? 'UInt8' : TYPES[c as keyof typeof TYPES])),
     hasMore,
     limit: q.limit,
     offset: q.offset,
@@ -52,11 +51,21 @@ function defaultColumns(set: ActorSet): ActorColumn[] {
   return set.stats.includes('event_distinct_ids') ? ['person', 'id', 'person.$delete', 'event_distinct_ids'] : ['person', 'id', 'person.$delete']
 }
 
-/** A column the source cannot give (an event statistic of a funnel's actors, a person column of groups) is a 400. */
+const isStat = (key: string): key is ActorStat => (ACTOR_STATS as readonly string[]).includes(key)
+
+/**
+ * A column the source cannot give (an event statistic of a funnel's actors, a person column of
+ * groups, a retention period column of another insight or past the look-ahead) is a 400.
+ */
 function checkColumns(columns: readonly ActorColumn[], set: ActorSet, attr: string) {
   const isGroup = set.groupTypeIndex !== null
   for (const [i, c] of columns.entries()) {
     const at = attr === 'query' ? 'query.select' : `${attr}.${i}`
+    const period = periodColumnOf(c)
+    if (period && !(set.periods && period.period === set.periods.name && period.index < set.periods.count)) {
+      const offered = set.periods ? `${set.periods.name}_0 to ${set.periods.name}_${set.periods.count - 1}` : 'none'
+      throw validationError(at, `This insight's actors have no "${c}" column (period columns: ${offered}).`, 'invalid_input')
+    }
     if ((ACTOR_STATS as readonly string[]).includes(c) && !set.stats.includes(c as ActorStat)) throw validationError(at, `This insight's actors have no "${c}" column.`, 'invalid_input')
     if (isGroup && (c === 'person' || c === 'person.$delete')) throw validationError(at, `The actors are groups: "${c}" is not one of their columns (use "actor" or "group").`, 'invalid_input')
     if (!isGroup && c === 'group') throw validationError(at, 'The actors are persons: use "actor" or "person".', 'invalid_input')
@@ -105,7 +114,7 @@ function compareBy(order: readonly ActorOrder[], details: ReadonlyMap<string, De
       case 'actor_id':
         return r.actor
       case 'created_at':
-        return d && 'createdAt' in d ? d.createdAt.getTime() : null
+        return d ? d.createdAt.getTime() : null
       case 'display': {
         // PostHog orders persons by their email property (the display-name setting's first), groups by name.
         const v = d ? ('uuid' in d ? d.properties.email : d.properties.name) : undefined
@@ -131,13 +140,17 @@ function compareBy(order: readonly ActorOrder[], details: ReadonlyMap<string, De
   }
 }
 
-const TYPES: Record<ActorColumn, string> = {
+const TYPES: Record<Exclude<ActorColumn, `${string}_${number}`> | 'appearances', string> = {
   actor: 'Tuple', person: 'Tuple', group: 'Tuple', id: 'UUID', 'person.$delete': 'UInt8', created_at: "DateTime64(6, 'UTC')",
   event_count: 'UInt64', event_distinct_ids: 'Array(String)', last_seen: "DateTime64(6, 'UTC')", matched_recordings: 'Array(Tuple)',
+  appearances: 'Array(Int64)',
 }
 
 /** One cell of a row, as PostHog's runner fills it: the actor column is the person (or group) object, `{id}` when it is gone. */
 function cell(c: ActorColumn, r: ActorRow, d: Details | undefined): unknown {
+  const period = periodColumnOf(c)
+  // PostHog's `arrayExists(x -> x = i, appearance_intervals)`: ClickHouse's UInt8.
+  if (period) return appearancesOf(r).includes(period.index) ? 1 : 0
   switch (c) {
     case 'actor':
     case 'person':
@@ -149,7 +162,7 @@ function cell(c: ActorColumn, r: ActorRow, d: Details | undefined): unknown {
     case 'person.$delete':
       return 1
     case 'created_at':
-      return d && 'createdAt' in d ? d.createdAt.toISOString() : null
+      return d ? d.createdAt.toISOString() : null
     case 'event_distinct_ids':
       return Array.isArray(r.event_distinct_ids) ? sortedDistinctIds(r.event_distinct_ids.map(String)) : []
     case 'last_seen':
@@ -159,10 +172,14 @@ function cell(c: ActorColumn, r: ActorRow, d: Details | undefined): unknown {
     case 'matched_recordings':
       // Tally keeps no session recordings.
       return []
+    case 'appearances':
+      return appearancesOf(r)
   }
 }
 
-/** A group as PostHog's `GroupStrategy.get_actors` returns it (its creation time is not read here). */
+const appearancesOf = (r: ActorRow): number[] => (Array.isArray(r.appearances) ? r.appearances.map(Number) : [])
+
+/** A group as PostHog's `GroupStrategy.get_actors` returns it. */
 function groupJson(g: ActorGroup) {
-  return { id: g.key, type: 'group', properties: g.properties, group_key: g.key, group_type_index: g.typeIndex, group_properties: g.properties, created_at: null }
+  return { id: g.key, type: 'group', properties: g.properties, group_key: g.key, group_type_index: g.typeIndex, group_properties: g.properties, created_at: g.createdAt.toISOString() }
 }

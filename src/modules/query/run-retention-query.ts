@@ -1,23 +1,36 @@
-import { retentionPlan, shapeRetention } from '../../domain/query/retention-plan.ts'
-import { rollingRetentionPlan } from '../../domain/query/retention-window-plan.ts'
+import { retentionCohortsPlan, retentionPlan, shapeRetention } from '../../domain/query/retention-plan.ts'
+import { rollingRetentionCohortsPlan, rollingRetentionPlan } from '../../domain/query/retention-window-plan.ts'
 import { readRetentionQuery, retentionRange } from '../../domain/query/retention.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, resolveRange, seriesMatch } from './query-helpers.ts'
 
-const TARGET = 'query.retentionFilter.targetEntity'
-const RETURNING = 'query.retentionFilter.returningEntity'
-
 /** `RetentionQuery`: the cohort grid, one row per period of the range, counted per person in DuckDB. */
 export async function runRetentionQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
-  const q = readRetentionQuery(node)
+  const { q, range, grid } = await readRetention(ctx, node, 'query')
+  const { rows } = await ctx.run(grid)
+  return { results: shapeRetention(rows, q, range) }
+}
+
+/**
+ * A retention query read and resolved (`attr` its path, for errors): its range, the plan of its
+ * grid and the plan of the rows the grid counts (`{actor, c, back}`), which the actors query reads.
+ */
+export async function readRetention(ctx: QueryContext, node: QueryNode, attr: string) {
+  const q = readRetentionQuery(node, attr)
   const cohorts = await loadCohorts(ctx, [q.properties, q.target.properties, q.returning.properties])
   // Without date_from the start is counted back from the end; resolve the end alone first.
   const base = await resolveRange(ctx, q.dateRange, q.interval, q.dateRange?.date_to ?? '-0d')
-  const range = retentionRange(base, q)
-  const target = await seriesMatch(ctx, q.target, TARGET, q.properties, cohorts)
-  const returning = await seriesMatch(ctx, q.returning, RETURNING, q.properties, cohorts)
-  const targetAnyProperties = q.mode === 'first_ever' ? (await seriesMatch(ctx, { ...q.target, properties: [] }, TARGET, q.properties, cohorts)).match : undefined
+  const range = retentionRange(base, q, attr)
+  const targetAttr = `${attr}.retentionFilter.targetEntity`
+  const target = await seriesMatch(ctx, q.target, targetAttr, q.properties, cohorts)
+  const returning = await seriesMatch(ctx, q.returning, `${attr}.retentionFilter.returningEntity`, q.properties, cohorts)
+  const targetAnyProperties = q.mode === 'first_ever' ? (await seriesMatch(ctx, { ...q.target, properties: [] }, targetAttr, q.properties, cohorts)).match : undefined
   const match = { target: target.match, returning: returning.match, targetAnyProperties }
-  const { rows } = await ctx.run(q.windows === 'rolling' ? rollingRetentionPlan(q, range, match) : retentionPlan(q, range, match))
-  return { results: shapeRetention(rows, q, range) }
+  const rolling = q.windows === 'rolling'
+  return {
+    q,
+    range,
+    grid: rolling ? rollingRetentionPlan(q, range, match) : retentionPlan(q, range, match),
+    cohorts: rolling ? rollingRetentionCohortsPlan(q, range, match) : retentionCohortsPlan(q, range, match),
+  }
 }

@@ -102,6 +102,8 @@ export const duckDbDialect: Dialect = {
       case 'arg_max':
         if (!arg || !opts.by) throw new Error(`${fn} needs an argument and a key`)
         return `${fn}(${arg}, ${opts.by})`
+      case 'list':
+        return opts.by !== undefined && !opts.distinct ? `list(${a} ORDER BY ${opts.by})` : `list(${opts.distinct ? 'DISTINCT ' : ''}${a})`
       default:
         return `${fn}(${opts.distinct ? 'DISTINCT ' : ''}${a})`
     }
