@@ -232,6 +232,8 @@ test('refusals name the field: unsupported sources, a missing step or day, unkno
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'PathsQuery', pathsFilter: {} } }), 'query.source.source.kind'],
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'view' }] }, status: 'gone' }), 'query.source.status'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel() }), 'query.source.funnelStep'],
+    [actors({ kind: 'FunnelsActorsQuery', source: funnel(), funnelStep: 0 }), 'query.source.funnelStep'],
+    [actors({ kind: 'FunnelsActorsQuery', source: funnel(), funnelStep: -1 }), 'query.source.funnelStep'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel() , funnelStep: 1 }, { select: ['actor', 'event_count'] }), 'query.select.1'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel({}, { funnelVizType: 'trends' }), funnelTrendsEntrancePeriodStart: '2024-03-02' }), 'query.source.funnelTrendsDropOff'],
     [actors({ kind: 'InsightActorsQuery', source: trends({ event: 'view' }) }), 'query.source.day'],

@@ -189,6 +189,14 @@ test('a cohort naming a behavioural cohort, and a negated cohort filter, read th
   assert.equal(negated.json().results[0].count, pageviewsOf((h) => within(purchaseAges(h), 14) === 0))
 })
 
+test('a behavioural criterion whose event filters name a cohort reads that cohort too', async () => {
+  const pro = await cohortOf([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }])
+  await assertCounts(
+    [behavioral('performed_event', { time_value: 14, time_interval: 'day', event_filters: [{ key: 'id', value: pro, type: 'cohort' }] })],
+    (h) => h.plan === 'pro' && within(purchaseAges(h), 14) > 0,
+  )
+})
+
 test('bad behavioural criteria: refused when saved, or a 400 naming the filter when queried', async () => {
   const api = privateApi(app)
   const unknown = await api.post('/cohorts/', { name: 'x', filters: { properties: { type: 'AND', values: [behavioral('performed_event_daily', {})] } } })

@@ -24,9 +24,12 @@ const FILTER_TYPES = ['event', 'person', 'element', 'cohort'] as const
 
 /** Cohort ids named by the filters (a list or PostHog's nested `PropertyGroupFilter`), to load before building. */
 export function cohortIdsOf(properties: unknown): number[] {
-  const ids = filterLeaves(properties)
-    .filter((n) => n.type === 'cohort' && (typeof n.value === 'number' || (typeof n.value === 'string' && /^\d+$/.test(n.value))))
-    .map((n) => Number(n.value))
+  const ids = filterLeaves(properties).flatMap((n) => {
+    // A behavioural criterion's own event filters may name cohorts too.
+    if (n.type === 'behavioral') return cohortIdsOf(n.event_filters)
+    const isId = typeof n.value === 'number' || (typeof n.value === 'string' && /^\d+$/.test(n.value))
+    return n.type === 'cohort' && isId ? [Number(n.value)] : []
+  })
   return [...new Set(ids)]
 }
 

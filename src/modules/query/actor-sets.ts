@@ -85,6 +85,10 @@ function readFunnelStep(node: Node, attr: string, steps: number): { funnelStep: 
   }
   const funnelStep = readInteger(node.funnelStep, `${attr}.funnelStep`, { min: -(steps + 1), max: steps })
   if (funnelStep === undefined) throw validationError(`${attr}.funnelStep`, 'Funnel actors need funnelStep (or funnelCustomSteps).', 'required')
+  // PostHog's rule: steps count from 1, and the first drop-off is -2 (dropped before step 2).
+  if (funnelStep === 0 || funnelStep === -1) {
+    throw validationError(`${attr}.funnelStep`, 'Funnel steps count from 1 (converted) and from -2 (dropped off before step 2).', 'invalid_input')
+  }
   return { funnelStep }
 }
 

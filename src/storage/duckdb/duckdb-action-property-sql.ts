@@ -7,6 +7,7 @@ import { dateFilterSql } from '../sql/date-filter-sql.ts'
 import { semverFilterSql } from '../sql/semver-filter-sql.ts'
 import { literal, type SqlParams } from './duckdb-action-elements-sql.ts'
 import { duckDbValueDialect } from './duckdb-value-dialect.ts'
+import { jsonPointer } from './materialized-properties.ts'
 
 /**
  * Where a filter reads its value: `present` is a SQL boolean (the key exists), `text` the value's
@@ -23,15 +24,16 @@ export interface ValueSource {
  */
 export function jsonSource(column: string, key: string, params: SqlParams, materialized?: string): ValueSource {
   let pointer: string | undefined
-  const bind = (): string => (pointer ??= params.add(`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`))
-  // A materialized column holds string values; other values (and older rows) are parsed from the JSON.
+  const bind = (): string => (pointer ??= params.add(jsonPointer(key)))
+  // A materialized column holds json_extract_string's text of the key (NULL when absent or JSON
+  // null): only telling those two apart reads the JSON.
   if (materialized) {
     return {
       get present() {
         return `(${materialized} IS NOT NULL OR COALESCE(json_exists(${column}, ${bind()}), FALSE))`
       },
       get text() {
-        return `COALESCE(${materialized}, json_extract_string(${column}, ${bind()}), 'null')`
+        return `COALESCE(${materialized}, 'null')`
       },
     }
   }

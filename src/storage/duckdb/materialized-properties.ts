@@ -21,6 +21,9 @@ export const MATERIALIZED_PROPERTIES: ReadonlyMap<string, string> = new Map([
   ['$lib', 'mat_lib'],
 ])
 
+// mat_nonstring is a UTINYINT: one bit per key, eight keys at most.
+if (MATERIALIZED_PROPERTIES.size > 8) throw new Error('mat_nonstring holds eight keys at most')
+
 /** The columns the writer fills, in `materializedValuesSql`'s order: each key's, then `mat_nonstring`. */
 export const MATERIALIZED_COLUMNS: readonly string[] = [...MATERIALIZED_PROPERTIES.values(), 'mat_nonstring']
 

@@ -7,7 +7,7 @@ import { AppError } from '../../../shared/errors.ts'
 import { ELEMENTS_SQL, type SqlParams } from '../duckdb-action-elements-sql.ts'
 import { jsonSource, propertyFilterSql } from '../duckdb-action-property-sql.ts'
 import { compileActionSql, stepFilterSql } from '../duckdb-action-sql.ts'
-import { materializedColumn } from '../materialized-properties.ts'
+import { jsonPointer, materializedColumn } from '../materialized-properties.ts'
 
 /**
  * Everything about a query that depends on the SQL engine, for DuckDB. The plan compiler
@@ -145,5 +145,5 @@ function offsetSql(ms: string, offsets: readonly OffsetSegment[]): string {
 
 /** A property's text, NULL when absent (breakdowns and math read it; filters use `jsonSource`). */
 function jsonSourceText(column: string, key: string, params: SqlParams): string {
-  return `json_extract_string(${column}, ${params.add(`/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)})`
+  return `json_extract_string(${column}, ${params.add(jsonPointer(key))})`
 }
