@@ -108,7 +108,7 @@ export function createDecodePool(opts: DecodePoolOptions) {
     if (slots.length === 0 || Date.now() - lastRun < idleMs || slots.some((s) => s.pending.size > 0)) return
     for (const s of slots.splice(0)) {
       s.alive = false // not a death: no respawn
-      void s.worker.terminate()
+      void endThread(s.worker)
     }
   }, Math.min(idleMs, 10_000))
   reaper.unref()
@@ -139,9 +139,26 @@ export function createDecodePool(opts: DecodePoolOptions) {
     async close(): Promise<void> {
       closed = true
       clearInterval(reaper)
-      await Promise.all(slots.map((s) => s.worker.terminate()))
+      await Promise.all(slots.map((s) => endThread(s.worker)))
     },
   }
 }
 
 export type DecodePool = ReturnType<typeof createDecodePool>
+
+/** How long a thread asked to end may take before it is terminated. */
+const END_GRACE_MS = 1000
+
+/**
+ * Ends an idle thread by asking it to close its port, so that it exits as a thread normally does
+ * (`--cpu-prof` writes its profile then; `terminate()` would lose it); terminated if it has not
+ * ended within END_GRACE_MS.
+ */
+async function endThread(worker: Worker): Promise<void> {
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+  worker.postMessage({ end: true })
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), END_GRACE_MS)))
+  if ((await Promise.race([exited, late])) === 'late') await worker.terminate()
+  clearTimeout(timer)
+}

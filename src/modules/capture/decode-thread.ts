@@ -17,7 +17,9 @@ let exitCountdown = armed?.point === 'capture.decode-thread-exit' ? armed.nth : 
 
 const randomBytes = pooledRandomBytes()
 
-parentPort!.on('message', (msg: { id: number; input: CaptureTransformInput }) => {
+parentPort!.on('message', (msg: { id: number; input: CaptureTransformInput } | { end: true }) => {
+  // Asked to end (idle, or the pool closes): with the port closed the thread exits normally.
+  if ('end' in msg) return parentPort!.close()
   if (exitCountdown > 0 && --exitCountdown === 0) process.exit(1)
   crashPoint('capture.decode-thread')
   try {
