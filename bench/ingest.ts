@@ -1,6 +1,9 @@
 // npm run bench:ingest — ingestion throughput of Tally on its embedded stores, against a bare
 // Fastify route as the ceiling, measured in the same run with autocannon. Not a test: it prints.
-// BENCH_SECONDS (default 10) sets each load phase's length.
+// BENCH_SECONDS (default 10) sets each load phase's length. BENCH_PROFILE=dir writes V8 CPU profiles of
+// the server (main and decode threads); BENCH_PERF=dir records each Tally phase with `perf record`
+// (every thread: DuckDB's, GC helpers, the kernel's share of the process) into dir/<phase>.data, JS
+// frames named through --perf-basic-prof (`perf report -i dir/batch.data --sort dso,sym`).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -61,6 +64,26 @@ async function waitReadable(url: string, projectId: number, uuid: string, auth: 
   }
 }
 
+/** `perf record` of the process over one phase at a time when BENCH_PERF names a directory; else nothing. */
+function perfRecorder(pid: number) {
+  const dir = process.env.BENCH_PERF
+  let rec: ChildProcess | null = null
+  return {
+    async start(phase: string) {
+      if (!dir) return
+      rec = spawn('perf', ['record', '-F', '997', '--call-graph', process.env.BENCH_PERF_CALL_GRAPH ?? 'fp', '-p', String(pid), '-o', path.join(dir, `${phase}.data`)], { stdio: 'ignore' })
+      await new Promise((r) => setTimeout(r, 300))
+    },
+    async stop() {
+      if (!rec) return
+      const done = new Promise((r) => rec!.once('exit', r))
+      rec.kill('SIGINT')
+      await done
+      rec = null
+    },
+  }
+}
+
 async function main() {
   const token = generateToken('phc_')
   const personal = generateToken('phx_')
@@ -84,6 +107,7 @@ async function main() {
   ceiling.child.kill('SIGTERM')
 
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  if (process.env.BENCH_PERF) profile.push('--perf-basic-prof')
   const tally = await start(
     [...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
     { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
@@ -98,14 +122,18 @@ async function main() {
     return uuid
   }
 
+  const perf = perfRecorder(tally.child.pid!)
   const cpu0 = cpuSeconds(tally.child.pid!)
+  await perf.start('batch')
   const t0 = performance.now()
   const batch = await load(`${tally.url}/batch/`, 32, batchBodies, gzipHeaders)
   const batchUuid = await sentinel()
   await waitReadable(tally.url, projectId, batchUuid, auth)
   const batchReadableSec = (performance.now() - t0) / 1000
   const batchCpu = cpuSeconds(tally.child.pid!) - cpu0
+  await perf.stop()
 
+  await perf.start('persons')
   const cpuP = cpuSeconds(tally.child.pid!)
   const tP = performance.now()
   const persons = await load(`${tally.url}/batch/`, 32, personsBodies, gzipHeaders)
@@ -113,7 +141,9 @@ async function main() {
   await waitReadable(tally.url, projectId, personsUuid, auth)
   const personsReadableSec = (performance.now() - tP) / 1000
   const personsCpu = cpuSeconds(tally.child.pid!) - cpuP
+  await perf.stop()
 
+  await perf.start('single')
   const cpu1 = cpuSeconds(tally.child.pid!)
   const t1 = performance.now()
   const single = await load(`${tally.url}/e/`, 100, singleBodies, jsonHeaders)
@@ -121,6 +151,7 @@ async function main() {
   await waitReadable(tally.url, projectId, singleUuid, auth)
   const singleReadableSec = (performance.now() - t1) / 1000
   const singleCpu = cpuSeconds(tally.child.pid!) - cpu1
+  await perf.stop()
   const rss = peakRssMb(tally.child.pid!)
 
   tally.child.kill('SIGTERM')
