@@ -1,6 +1,7 @@
 import { Empty } from '../ui.tsx'
 import { humanDuration, num, percent } from './format.ts'
 import { Chart } from './chart.tsx'
+import { funnelStepPick, type ChartPick, type PersonsOpener } from './actors.ts'
 
 /** One step of PostHog's `FunnelStepsResults` (per breakdown value when broken down). */
 export interface FunnelStep {
@@ -16,28 +17,42 @@ export interface FunnelStep {
 interface TimeToConvert { bins?: [number, number][]; average_conversion_time?: number | null }
 /** One series of PostHog's funnel trends: conversion % per entry interval. */
 interface ConversionTrend { data?: number[]; days?: string[]; labels?: string[]; breakdown_value?: unknown }
+const CLICK_HINT = 'Click a bar to see the persons behind it.'
 
 type Json = Record<string, unknown>
 const stepName = (s: FunnelStep, i: number) => `${i + 1}. ${s.custom_name || s.name || 'Step'}`
+/** "step 2: created project", as the persons list of a step is titled. */
+const stepTitle = (s: FunnelStep, i: number) => `step ${i + 1}: ${s.custom_name || s.name || 'Step'}`
 const valueName = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v == null || v === '' ? '(none)' : String(v))
 const DROPPED = '#d7dbe6'
 
 /** A funnel's result drawn as its shape says: steps (per breakdown value), time to convert, or conversion trends. */
-export function FunnelResult({ results, small }: { results: unknown; small?: boolean }) {
+export function FunnelResult({ results, small, persons }: { results: unknown; small?: boolean; persons?: PersonsOpener }) {
   if (Array.isArray(results)) {
     if (results.length === 0) return <Empty>No one entered this funnel in the range.</Empty>
-    if (Array.isArray(results[0])) return <FunnelBreakdown values={results as FunnelStep[][]} small={small} />
-    if ('data' in (results[0] as Json)) return <ConversionTrends series={results as ConversionTrend[]} small={small} />
-    return <FunnelSteps steps={results as FunnelStep[]} small={small} />
+    if (Array.isArray(results[0])) return <FunnelBreakdown values={results as FunnelStep[][]} small={small} persons={persons} />
+    if ('data' in (results[0] as Json)) return <ConversionTrends series={results as ConversionTrend[]} small={small} persons={persons} />
+    return <FunnelSteps steps={results as FunnelStep[]} small={small} persons={persons} />
   }
   return <TimeToConvertHistogram result={(results ?? {}) as TimeToConvert} small={small} />
 }
 
-/** Bars of persons per step, the ones lost since the previous step stacked in grey, conversion from the first on top. */
-function FunnelSteps({ steps, small }: { steps: FunnelStep[]; small?: boolean }) {
+/**
+ * Bars of persons per step, the ones lost since the previous step stacked in grey, conversion from
+ * the first on top. With `persons`, a bar (or a count in the table) opens who reached the step, its
+ * grey part (or the drop-off count) who dropped off before it.
+ */
+function FunnelSteps({ steps, small, persons }: { steps: FunnelStep[]; small?: boolean; persons?: PersonsOpener }) {
   const counts = steps.map((s) => s.count ?? 0)
   const first = counts[0] ?? 0
   const dropped = counts.map((c, i) => (i === 0 ? 0 : Math.max(0, counts[i - 1] - c)))
+  const open = persons && ((i: number, droppedOff: boolean) => {
+    if (droppedOff && i === 0) return
+    persons.open(funnelStepPick(persons.query, stepTitle(steps[i], i), i + 1, { droppedOff, count: droppedOff ? dropped[i] : counts[i] }))
+  })
+  const personsButton = (i: number, droppedOff: boolean, text: string) => (open
+    ? <button type="button" className="link" onClick={() => open(i, droppedOff)} aria-label={`${text}: ${droppedOff ? 'persons who dropped off before' : 'persons who reached'} ${stepTitle(steps[i], i)}`}>{text}</button>
+    : text)
   const option = {
     tooltip: { trigger: 'axis' },
     legend: { bottom: 0 },
@@ -52,7 +67,8 @@ function FunnelSteps({ steps, small }: { steps: FunnelStep[]; small?: boolean })
   }
   return (
     <>
-      <Chart option={option} label="Funnel chart" small={small} />
+      <Chart option={option} label="Funnel chart" small={small} onPick={open && ((p: ChartPick) => open(p.dataIndex, p.seriesIndex === 1))} />
+      {open && !small && <p className="hint">{CLICK_HINT}</p>}
       {!small && (
         <div className="table-wrap" tabIndex={0}>
           <table aria-label="Funnel steps">
@@ -63,10 +79,10 @@ function FunnelSteps({ steps, small }: { steps: FunnelStep[]; small?: boolean })
               {steps.map((s, i) => (
                 <tr key={i}>
                   <td>{stepName(s, i)}</td>
-                  <td className="num">{num(counts[i])}</td>
+                  <td className="num">{personsButton(i, false, num(counts[i]))}</td>
                   <td className="num">{percent(counts[i], first)}</td>
                   <td className="num">{i ? percent(counts[i], counts[i - 1]) : ''}</td>
-                  <td className="num">{i ? `${num(dropped[i])} (${percent(dropped[i], counts[i - 1])})` : ''}</td>
+                  <td className="num">{i ? personsButton(i, true, `${num(dropped[i])} (${percent(dropped[i], counts[i - 1])})`) : ''}</td>
                   <td className="num">{i ? humanDuration(s.average_conversion_time) : ''}</td>
                   <td className="num">{i ? humanDuration(s.median_conversion_time) : ''}</td>
                 </tr>
@@ -79,9 +95,15 @@ function FunnelSteps({ steps, small }: { steps: FunnelStep[]; small?: boolean })
   )
 }
 
-/** Grouped bars, one series per breakdown value, and a row per value with each step's persons and conversion. */
-function FunnelBreakdown({ values, small }: { values: FunnelStep[][]; small?: boolean }) {
+/** Grouped bars, one series per breakdown value (a bar opens who of that value reached the step), and a row per value with each step's persons and conversion. */
+function FunnelBreakdown({ values, small, persons }: { values: FunnelStep[][]; small?: boolean; persons?: PersonsOpener }) {
   const steps = values[0] ?? []
+  const onPick = persons && (({ seriesIndex, dataIndex }: ChartPick) => {
+    const value = values[seriesIndex]?.[dataIndex]
+    if (!value) return
+    const title = `${stepTitle(value, dataIndex)} · ${valueName(value.breakdown_value)}`
+    persons.open(funnelStepPick(persons.query, title, dataIndex + 1, { droppedOff: false, count: value.count ?? 0, breakdownValue: value.breakdown_value }))
+  })
   const option = {
     tooltip: { trigger: 'axis' },
     legend: { type: 'scroll', bottom: 0 },
@@ -98,7 +120,8 @@ function FunnelBreakdown({ values, small }: { values: FunnelStep[][]; small?: bo
   }
   return (
     <>
-      <Chart option={option} label="Funnel chart by breakdown" small={small} />
+      <Chart option={option} label="Funnel chart by breakdown" small={small} onPick={onPick} />
+      {onPick && !small && <p className="hint">{CLICK_HINT}</p>}
       {!small && (
         <div className="table-wrap" tabIndex={0}>
           <table aria-label="Funnel by breakdown">
@@ -153,10 +176,20 @@ function TimeToConvertHistogram({ result, small }: { result: TimeToConvert; smal
   )
 }
 
-/** Conversion rate (%) of the persons who entered in each interval. */
-function ConversionTrends({ series, small }: { series: ConversionTrend[]; small?: boolean }) {
+/** Conversion rate (%) of the persons who entered in each interval; a point opens who of them converted. */
+function ConversionTrends({ series, small, persons }: { series: ConversionTrend[]; small?: boolean; persons?: PersonsOpener }) {
   const labels = series[0]?.labels ?? series[0]?.days ?? []
   const name = (s: ConversionTrend) => (s.breakdown_value == null ? 'Conversion rate' : valueName(s.breakdown_value))
+  const onPick = persons && (({ seriesIndex, dataIndex }: ChartPick) => {
+    const s = series[seriesIndex]
+    const day = s?.days?.[dataIndex]
+    if (!s || day === undefined) return
+    const breakdown = s.breakdown_value == null ? {} : { funnelStepBreakdown: s.breakdown_value }
+    persons.open({
+      title: `Converted, entered ${labels[dataIndex] ?? day}${s.breakdown_value == null ? '' : ` · ${name(s)}`}`,
+      source: { kind: 'FunnelsActorsQuery', source: persons.query, funnelTrendsEntrancePeriodStart: day, funnelTrendsDropOff: false, ...breakdown },
+    })
+  })
   const option = {
     tooltip: { trigger: 'axis', valueFormatter: (v: number) => `${v}%` },
     legend: { type: 'scroll', bottom: 0 },
@@ -167,7 +200,8 @@ function ConversionTrends({ series, small }: { series: ConversionTrend[]; small?
   }
   return (
     <>
-      <Chart option={option} label="Conversion trends chart" small={small} />
+      <Chart option={option} label="Conversion trends chart" small={small} onPick={onPick} pickColumn />
+      {onPick && !small && <p className="hint">Click a point to see who of those who entered then converted.</p>}
       {!small && (
         <div className="table-wrap" tabIndex={0}>
           <table aria-label="Conversion by period">

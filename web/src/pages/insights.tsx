@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useMemo, useState } from 'react'
 import { Link, Route, Switch, useLocation, useParams } from 'wouter'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api } from '../api.ts'
@@ -91,7 +91,8 @@ function InsightEditor({ insight }: { insight: InsightJson | null }) {
   const actions = useQuery({ queryKey: ['actions', base], queryFn: () => api<ListJson<ActionJson>>(`${base}/actions/?limit=200`) })
   // A saved insight shown as saved reads its cached result (computed by the server if missing or
   // stale); once the builder's query differs, it runs through the query API.
-  const asSaved = insight !== null && JSON.stringify(toQuery(ran)) === JSON.stringify(toQuery(fromQuery(insight.query)))
+  const ranQuery = useMemo(() => toQuery(ran), [ran])
+  const asSaved = insight !== null && JSON.stringify(ranQuery) === JSON.stringify(toQuery(fromQuery(insight.query)))
   const saved = useQuery({
     queryKey: ['insight-result', base, insight?.id, insight?.last_modified_at],
     queryFn: () => api<InsightJson>(`${base}/insights/${insight!.id}/?refresh=blocking`),
@@ -99,7 +100,7 @@ function InsightEditor({ insight }: { insight: InsightJson | null }) {
     retry: false,
     select: (i) => ({ results: i.result, ...('columns' in i ? { columns: i.columns } : {}) }) as Record<string, unknown>,
   })
-  const adhoc = useQueryResult(base, asSaved ? null : toQuery(ran))
+  const adhoc = useQueryResult(base, asSaved ? null : ranQuery)
   const result = asSaved ? saved : adhoc
   const dashboards = useQuery({ queryKey: ['dashboards', base], queryFn: () => api<ListJson<DashboardListJson>>(`${base}/dashboards/?limit=200`) })
   const save = useMutation({
@@ -132,7 +133,7 @@ function InsightEditor({ insight }: { insight: InsightJson | null }) {
         <div>
           <Card><InsightBuilder b={b} set={setB} events={events} actions={actions.data?.results ?? []} /></Card>
           <Card title="Result">
-            <Loadable query={result}>{(r) => <InsightResult kind={ran.kind} display={ran.display} result={r} />}</Loadable>
+            <Loadable query={result}>{(r) => <InsightResult kind={ran.kind} display={ran.display} result={r} query={ranQuery} />}</Loadable>
           </Card>
         </div>
         <div>
