@@ -5,7 +5,7 @@
 // (every thread: DuckDB's, GC helpers, the kernel's share of the process) into dir/<phase>.data, JS
 // frames named through --perf-basic-prof (`perf report -i dir/batch.data --sort dso,sym`).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { createWriteStream, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -22,10 +22,21 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   return new Promise((resolve, reject) => {
+    let started = false
     const onData = (c: Buffer) => {
+      if (started) return // keeps draining the pipe without holding the output
       out += c.toString()
       const m = ready.exec(out)
-      if (m) resolve({ child, url: m[1]! })
+      if (m) {
+        started = true
+        out = out.slice(-4096)
+        resolve({ child, url: m[1]! })
+      }
+    }
+    if (process.env.BENCH_SERVER_LOG && args.includes('src/main.ts')) {
+      const log = createWriteStream(process.env.BENCH_SERVER_LOG)
+      child.stdout!.pipe(log)
+      child.stderr!.pipe(log)
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
@@ -108,6 +119,8 @@ async function main() {
 
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
   if (process.env.BENCH_PERF) profile.push('--perf-basic-prof')
+  // BENCH_NODE_ARGS: more node flags for the server (e.g. --trace-deopt), BENCH_SERVER_LOG: a file for its output.
+  if (process.env.BENCH_NODE_ARGS) profile.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean))
   const tally = await start(
     [...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
     { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
