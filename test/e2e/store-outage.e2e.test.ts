@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import pg from 'pg'
+import { openPostgresSqlClient } from '../../src/storage/postgres/postgres-sql-client.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { createTestDatabase, runOnTestServer, TEST_POSTGRES_URL } from '../helpers/test-postgres.ts'
 
@@ -52,4 +53,20 @@ test('a statement stuck behind a lock on PostgreSQL is cancelled after TALLY_DAT
   await locker.query('ROLLBACK')
   await locker.end()
   assert.equal((await app.http.inject({ url: `/api/projects/${app.projectId}/dashboards/`, headers: app.auth })).statusCode, 200)
+})
+
+test('a server connection that dies inside a transaction fails that transaction, never the process', { skip }, async (t) => {
+  const url = await createTestDatabase(t)
+  const name = new URL(url).pathname.slice(1)
+  const sql = openPostgresSqlClient(url)
+  t.after(() => sql.close())
+  const outcome = sql.inTransaction(async (tx) => {
+    await tx.query('SELECT 1')
+    // The connection is checked out and idle in the transaction when the server drops it.
+    await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await tx.query('SELECT 2')
+  })
+  await assert.rejects(outcome)
+  assert.deepEqual(await sql.query('SELECT 3 AS n'), [{ n: 3 }], 'the pool opens a new connection afterwards')
 })

@@ -31,6 +31,11 @@ export function openPostgresSqlClient(url: string, opts: { poolSize?: number; st
     ...over(pool),
     async inTransaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
       const conn = await pool.connect()
+      // A checked-out client whose server connection dies emits 'error' (the pool listens only to
+      // idle ones): without a listener that is an uncaught exception. The failure reaches the caller
+      // through the next query's rejection instead.
+      const ignore = () => {}
+      conn.on('error', ignore)
       const tx: SqlClient = {
         ...over(conn as unknown as { query: pg.Pool['query'] }),
         inTransaction: (inner) => inner(tx),
@@ -44,9 +49,11 @@ export function openPostgresSqlClient(url: string, opts: { poolSize?: number; st
       } catch (err) {
         // A connection that cannot even roll back is broken: destroy it rather than pool it again.
         const broken = await conn.query('ROLLBACK').then(() => undefined, (rollbackErr: Error) => rollbackErr)
+        conn.off('error', ignore)
         conn.release(broken)
         throw err
       }
+      conn.off('error', ignore)
       conn.release()
       return result
     },
