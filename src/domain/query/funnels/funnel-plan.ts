@@ -301,7 +301,7 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
       // planning time grew exponentially with the steps: 1.3 s at 15 steps).
       add(`p${k}`, latestBefore(k - 1))
       add(`r${k}`, when({ op: 'and', args: [col(`s${k}`), inWindow(col(`p${k}`))] }, col(`p${k}`)))
-      // Each level's window sorts fewer rows: 10M events to 3.9M at the second step of the benchmark.
+      // Each level's window sorts fewer rows: 10M events to 4.2M at the second step of bench:query.
       if (!strict && k < n - 1) plan = { source: fromPlan(plan), select: keep(done), where: stillNeeded(k) }
     }
     if (!strict) continue
@@ -354,7 +354,7 @@ function countedPath(plan: Plan, n: number, partition: Expr[]): PerPerson {
       { alias: 'es', expr: { op: 'case', when: range(n).map((k) => [bin('=', col('plevel'), lit(k)), col(`e${k}`)] as [Expr, Expr]), else: lit(null) } },
     ],
   }
-  // The same relation on both sides (DuckDB computes it once).
+  // The same relation on both sides: compiled as one materialized CTE, computed once.
   const joined: Plan = {
     source: { kind: 'join', left: counted, right: plan, using: names },
     select: keep([...names, 'plevel', 'phit', 'pdone', 'es', 't', ...range(n - 1).map((j) => `r${j + 1}`)]),
