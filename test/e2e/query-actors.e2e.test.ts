@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
+import { funnelQuery, captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
 import { refFunnel, type Ev } from '../helpers/funnel-reference.ts'
 
 // The persons behind an insight's number (ActorsQuery), each set checked against the persons this
@@ -30,13 +30,7 @@ for (let p = 0; p < 40; p++) {
 for (let p = 0; p < 6; p++) events.push({ event: '$identify', distinct_id: `user-${p}`, timestamp: new Date(BASE + 3 * DAY + p * 1000).toISOString(), properties: { $anon_distinct_id: `anon-${p}` } })
 
 const dateRange = { date_from: '2024-03-01', date_to: '2024-03-10' }
-const funnel = (extra: Record<string, unknown> = {}, filter: Record<string, unknown> = {}) => ({
-  kind: 'FunnelsQuery',
-  series: STEPS.map((event) => ({ kind: 'EventsNode', event })),
-  dateRange,
-  funnelsFilter: { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'day', ...filter },
-  ...extra,
-})
+const funnel = (extra: Record<string, unknown> = {}, filter: Record<string, unknown> = {}) => funnelQuery(STEPS, dateRange, extra, filter)
 const trends = (series: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', ...series }], dateRange, interval: 'day', ...extra })
 
 function byPerson(): Map<string, Ev[]> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
+import { funnelQuery, captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
 import { expectedSteps, mean, refFunnel, refUnorderedEntries, type Ev, type RefOptions, type RefResult } from '../helpers/funnel-reference.ts'
 
 // Funnels against a reference written here: PostHog's per-person matcher (its Python UDF, event by
@@ -57,13 +57,7 @@ function refAll(o: RefOptions, filter: (evs: Ev[]) => boolean = () => true): Map
   return out
 }
 
-const funnel = (extra: Record<string, unknown> = {}, filter: Record<string, unknown> = {}) => ({
-  kind: 'FunnelsQuery',
-  series: STEPS.map((event) => ({ kind: 'EventsNode', event })),
-  dateRange,
-  funnelsFilter: { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'day', ...filter },
-  ...extra,
-})
+const funnel = (extra: Record<string, unknown> = {}, filter: Record<string, unknown> = {}) => funnelQuery(STEPS, dateRange, extra, filter)
 
 function assertSteps(actual: Array<Record<string, any>>, expected: ReturnType<typeof expectedSteps>, what: string) {
   assert.deepEqual(actual.map((s) => s.count), expected.map((s) => s.count), `${what}: counts`)

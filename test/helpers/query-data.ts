@@ -52,3 +52,17 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
+
+/**
+ * A `FunnelsQuery` of one event per step over `dateRange`, with a 2-day window unless `filter`
+ * says otherwise; `extra` adds or overrides top-level fields.
+ */
+export function funnelQuery(steps: readonly string[], dateRange: Record<string, unknown>, extra: Record<string, unknown> = {}, filter: Record<string, unknown> = {}) {
+  return {
+    kind: 'FunnelsQuery',
+    series: steps.map((event) => ({ kind: 'EventsNode', event })),
+    dateRange,
+    funnelsFilter: { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'day', ...filter },
+    ...extra,
+  }
+}

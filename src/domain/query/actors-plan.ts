@@ -1,7 +1,7 @@
 import type { ActorOrder, ActorStat } from './actors-query.ts'
 import { timestampBucket } from './trends-plan.ts'
 import type { ResolvedRange } from './date-range.ts'
-import { and, col, fromEvents, fromPlan, lit, timeBetween, type Expr, type Plan } from './query-plan.ts'
+import { and, bin, col, fromEvents, fromPlan, lit, timeBetween, type Expr, type Plan } from './query-plan.ts'
 
 /**
  * The actors behind an insight's number: a plan with one row per actor, `actor` (a person's uuid or
@@ -16,7 +16,6 @@ export interface ActorSet {
   periods?: { name: string; count: number }
 }
 
-const bin = (fn: '=' | '!=' | '<' | '<=' | '>' | '>=', left: Expr, right: Expr): Expr => ({ op: 'binary', fn, left, right })
 
 /**
  * Which funnel actors a step names, on `funnelPersonsPlan`'s 0-based `level` (PostHog's

@@ -130,6 +130,12 @@ export const and = (...args: Array<Expr | undefined>): Expr | undefined => {
 }
 export const eq = (left: Expr, right: Expr): Expr => ({ op: 'binary', fn: '=', left, right })
 export const count = (): Expr => ({ op: 'aggregate', fn: 'count' })
+export const bin = (fn: BinaryFn, left: Expr, right: Expr): Expr => ({ op: 'binary', fn, left, right })
+export const notNull = (e: Expr): Expr => ({ op: 'not', arg: { op: 'is_null', arg: e } })
+/** `CASE WHEN cond THEN then ELSE otherwise END` (NULL otherwise by default). */
+export const when = (cond: Expr, then: Expr, otherwise: Expr = lit(null)): Expr => ({ op: 'case', when: [[cond, then]], else: otherwise })
+/** Select items passing columns of the source through under their own names. */
+export const keep = (names: readonly string[]): SelectItem[] => names.map((n) => ({ alias: n, expr: col(n) }))
 export const fromEvents = (): Source => ({ kind: 'events' })
 export const fromPlan = (plan: Plan): Source => ({ kind: 'plan', plan })
 

@@ -1,6 +1,6 @@
 import { offsetSegments, rangeKeys } from './bucket-keys.ts'
 import type { ResolvedRange } from './date-range.ts'
-import { and, col, fromEvents, fromPlan, lit, type Expr, type Plan } from './query-plan.ts'
+import { and, col, fromEvents, fromPlan, lit, when, type Expr, type Plan } from './query-plan.ts'
 import { actorOf } from './actor.ts'
 import type { RetentionQuery } from './retention.ts'
 import { formatInZone } from './zoned-time.ts'
@@ -13,7 +13,6 @@ export interface RetentionMatch {
   targetAnyProperties?: Expr | undefined
 }
 
-export const when = (cond: Expr, then: Expr): Expr => ({ op: 'case', when: [[cond, then]], else: lit(null) })
 const bitMask = (bits: number[]): string => bits.reduce((m, i) => m | (1n << BigInt(i)), 0n).toString()
 const STEP_MS = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const
 

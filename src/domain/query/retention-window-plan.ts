@@ -1,9 +1,9 @@
 import { bucketKey, offsetSegments } from './bucket-keys.ts'
 import type { ResolvedRange } from './date-range.ts'
-import { and, col, fromEvents, fromPlan, lit, type AggregateFn, type Expr, type Plan } from './query-plan.ts'
+import { and, col, fromEvents, fromPlan, lit, when, type AggregateFn, type Expr, type Plan } from './query-plan.ts'
 import type { RetentionQuery } from './retention.ts'
 import { actorOf } from './actor.ts'
-import { gridPlan, when, type RetentionMatch } from './retention-plan.ts'
+import { gridPlan, type RetentionMatch } from './retention-plan.ts'
 
 const HOUR = 3_600_000
 const DAY = 86_400_000

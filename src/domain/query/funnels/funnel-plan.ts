@@ -1,4 +1,5 @@
-import { and, col, fromPlan, lit, timeBetween, type Expr, type Plan, type SelectItem, type WindowFrame } from '../query-plan.ts'
+import { and, bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SelectItem, type WindowFrame } from '../query-plan.ts'
+import { unorderedEntries, unorderedExclusions, unorderedLevels } from './unordered-plan.ts'
 import type { ResolvedRange } from '../date-range.ts'
 import type { FunnelOrder } from './funnels-query.ts'
 
@@ -39,12 +40,6 @@ export interface FunnelSpec {
   entries?: { entryBucket: Expr; keys: number[] }
 }
 
-/** Keys far enough apart that `level * LEVEL_WEIGHT - t` orders by level, then earliest time (t < 2^43 ms). */
-const LEVEL_WEIGHT = 2 ** 43
-const notNull = (e: Expr): Expr => ({ op: 'not', arg: { op: 'is_null', arg: e } })
-const bin = (fn: '=' | '!=' | '<' | '<=' | '>' | '>=' | '+' | '-' | '*' | '/', left: Expr, right: Expr): Expr => ({ op: 'binary', fn, left, right })
-const when = (cond: Expr, then: Expr, otherwise: Expr = lit(null)): Expr => ({ op: 'case', when: [[cond, then]], else: otherwise })
-const keep = (names: readonly string[]): SelectItem[] => names.map((n) => ({ alias: n, expr: col(n) }))
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i)
 
 /**
@@ -120,78 +115,6 @@ function countedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
   }
 }
 
-/**
- * Unordered funnels with exclusions (PostHog allows them over the whole funnel only): the person
- * is out when an excluded event falls strictly between the first and the last step of their
- * counted path (`hit_at` that event, `done_at` the last step's time).
- */
-function unorderedExclusions(perPerson: Plan, rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
-  const n = spec.steps.length
-  const names = partition.map((p) => (p as { name: string }).name)
-  const excluded: Plan = {
-    source: fromPlan(rows),
-    select: [...keep(names), { alias: 'xt', expr: col('t') }],
-    where: { op: 'or', args: spec.exclusions.map((_, i) => col(`x${i}`)) },
-  }
-  const last: Expr = { op: 'case', when: range(n).map((k) => [bin('=', col('level'), lit(k)), col(`t${k}`)] as [Expr, Expr]), else: lit(null) }
-  const between: Expr = { op: 'and', args: [bin('>', col('xt'), col('t0')), bin('<', col('xt'), last)] }
-  const any = (name: string): SelectItem => ({ alias: name, expr: { op: 'aggregate', fn: 'any', arg: col(name) } })
-  return {
-    source: { kind: 'join', left: { ...perPerson, select: perPerson.select.filter((s) => s.alias !== 'hit_at' && s.alias !== 'done_at') }, right: excluded, using: names, keepLeft: true },
-    select: [
-      ...keep(names),
-      ...['level', ...range(n).map((j) => `t${j}`)].map(any),
-      { alias: 'hit_at', expr: { op: 'aggregate', fn: 'min', arg: when(between, col('xt')) } },
-      { alias: 'done_at', expr: { op: 'aggregate', fn: 'any', arg: last } },
-    ],
-    groupBy: partition,
-  }
-}
-
-/**
- * Conversion trends of unordered funnels, as PostHog's matcher runs them: each step event starts a
- * path (its interval is the entry's) reaching the distinct steps done within the window from it; an
- * excluded event inside that window before the path completed drops the path. Per actor and entry
- * interval, the furthest path: rows as `funnelPersonsPlan`'s, without step times.
- */
-function unorderedEntries(rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
-  const n = spec.steps.length
-  const names = rows.select.map((s) => s.alias)
-  const ahead: WindowFrame = { unit: 'range', start: 0, end: spec.windowMs }
-  const after: WindowFrame = { unit: 'range', start: 1, end: spec.windowMs }
-  const window = (arg: Expr, frame: WindowFrame): Expr => ({ op: 'window', fn: 'min', arg, partitionBy: partition, orderBy: [{ expr: col('t') }], frame })
-  const f = range(n).map((j) => `f${j}`)
-  const exclusion: Expr = { op: 'or', args: spec.exclusions.map((_, i) => col(`x${i}`)) }
-  const ahead1: Plan = {
-    source: fromPlan(rows),
-    select: [
-      ...keep(names),
-      ...range(n).map((j) => ({ alias: f[j]!, expr: window(when(col(`s${j}`), col('t')), ahead) })),
-      { alias: 'nx', expr: spec.exclusions.length ? window(when(exclusion, col('t')), after) : lit(null) },
-    ],
-  }
-  const done = range(n).reduce<Expr>((sum, j) => bin('+', sum, when(notNull(col(f[j]!)), lit(1), lit(0))), lit(0))
-  const completedBefore: Expr = { op: 'and', args: f.map((name) => bin('<', col(name), col('nx'))) }
-  const dropped: Expr = { op: 'and', args: [notNull(col('nx')), { op: 'not', arg: { op: 'coalesce', args: [completedBefore, lit(false)] } }] }
-  const anchor: Expr = { op: 'and', args: [{ op: 'or', args: range(n).map((j) => col(`s${j}`)) }, { op: 'not', arg: dropped }] }
-  const keys = partition.map((p) => (p as { name: string }).name)
-  const perEntry: Plan = {
-    source: fromPlan(ahead1),
-    select: [...keep(keys), { alias: 'ek', expr: col('bk') }, { alias: 'level', expr: { op: 'aggregate', fn: 'max', arg: when(anchor, bin('-', done, lit(1))) } }],
-    groupBy: [...partition, col('bk')],
-  }
-  return {
-    source: fromPlan(perEntry),
-    select: [
-      ...keep(['person', 'ek', 'level']),
-      ...range(n).map((j) => ({ alias: `t${j}`, expr: lit(null) })),
-      { alias: 'excluded', expr: lit(false) },
-      { alias: 'b', expr: keys.includes('b') ? col('b') : lit(null) },
-    ],
-    where: notNull(col('level')),
-  }
-}
-
 /** Which events the funnel reads: in the range, with an actor, and (but for strict funnels) a step or exclusion. */
 function eventsWhere(spec: FunnelSpec): Expr {
   const any: Expr = { op: 'or', args: [...spec.steps, ...spec.exclusions.map((x) => x.match)] }
@@ -246,7 +169,7 @@ function eventRows(spec: FunnelSpec, spread = true): Plan {
 }
 
 /** A relation over a person's events (or paths) and the aggregates that sum it up per person. */
-interface PerPerson {
+export interface PerPerson {
   plan: Plan
   /** The 0-based furthest step. */
   level: Expr
@@ -366,44 +289,5 @@ function countedPath(plan: Plan, n: number, partition: Expr[]): PerPerson {
     times: range(n).map((j) => (j === 0 ? any('es') : { op: 'aggregate', fn: 'min', arg: when(bin('=', col(`r${j}`), col('es')), col('t')) })),
     hitAt: any('phit'),
     doneAt: any('pdone'),
-  }
-}
-
-function unorderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
-  const n = spec.steps.length
-  const base = rows.select.map((s) => s.alias)
-  const within: WindowFrame = { unit: 'range', start: -spec.windowMs, end: 0 }
-  // f_j: the earliest step-j event within the window ending at this row.
-  const f = range(n).map((j) => `f${j}`)
-  let plan: Plan = {
-    source: fromPlan(rows),
-    select: [
-      ...keep(base),
-      ...range(n).map((j) => ({ alias: f[j]!, expr: { op: 'window', fn: 'min', arg: when(col(`s${j}`), col('t')), partitionBy: partition, orderBy: [{ expr: col('t') }], frame: within } as Expr })),
-    ],
-  }
-  // The steps done, and the times sorted: the m-th is the f_j with m others before it.
-  const rank = (j: number): Expr => ({
-    op: 'case',
-    when: [[{ op: 'is_null', arg: col(f[j]!) }, lit(null)]],
-    else: range(n).filter((i) => i !== j).reduce<Expr>((sum, i) => {
-      const earlier: Expr = i < j ? bin('<=', col(f[i]!), col(f[j]!)) : bin('<', col(f[i]!), col(f[j]!))
-      return bin('+', sum, when(earlier, lit(1), lit(0)))
-    }, lit(0)),
-  })
-  const done = range(n).reduce<Expr>((sum, j) => bin('+', sum, when(notNull(col(f[j]!)), lit(1), lit(0))), lit(0))
-  plan = { source: fromPlan(plan), select: [...keep([...base, ...f]), ...range(n).map((j) => ({ alias: `q${j}`, expr: rank(j) })), { alias: 'lvl', expr: bin('-', done, lit(1)) }] }
-  const sorted = (m: number): Expr => ({ op: 'case', when: range(n).map((j) => [bin('=', col(`q${j}`), lit(m)), col(f[j]!)] as [Expr, Expr]), else: lit(null) })
-  plan = {
-    source: fromPlan(plan),
-    select: [...keep([...base, 'lvl']), ...range(n).map((m) => ({ alias: `o${m}`, expr: sorted(m) }))],
-  }
-  const firstAtLevel: Expr = bin('-', bin('*', col('lvl'), lit(LEVEL_WEIGHT)), col('t'))
-  return {
-    plan,
-    level: { op: 'aggregate', fn: 'max', arg: col('lvl') },
-    times: range(n).map((m) => ({ op: 'aggregate', fn: 'arg_max', arg: col(`o${m}`), by: when(notNull(col(`o${m}`)), firstAtLevel) })),
-    hitAt: lit(null),
-    doneAt: lit(null),
   }
 }
