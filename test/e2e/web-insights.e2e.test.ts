@@ -5,7 +5,7 @@ import { CHROMIUM, hasChromium, launchBrowser } from '../helpers/browser.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { privateApi } from '../helpers/private-api.ts'
-import { axeViolations, screenshot, signInWithKey, startWebTally } from '../helpers/web-app.ts'
+import { axeViolations, fillFunnelSteps, screenshot, signInWithKey, startWebTally } from '../helpers/web-app.ts'
 
 // Not a skip: the web app's tests must fail where Chromium is missing.
 assert.ok(hasChromium, `Chromium is needed at ${CHROMIUM} (apt-get install chromium)`)
@@ -163,11 +163,7 @@ test('web funnels: steps with conversion and times, order, window, exclusions, b
   await signInWithKey(page, url, app.personalKey)
   await page.goto(`${url}/insights/new`)
   await page.getByRole('tab', { name: 'Funnels' }).click()
-  await page.getByLabel('Step 1', { exact: true }).fill('signed up')
-  for (const [i, event] of [[2, 'created project'], [3, 'invited teammate']] as const) {
-    await page.getByRole('button', { name: 'Add step' }).click()
-    await page.getByLabel(`Step ${i}`, { exact: true }).fill(event)
-  }
+  await fillFunnelSteps(page, ['signed up', 'created project', 'invited teammate'])
   const counts = (rows: string[][]) => rows.map((r) => r[1]).join(',')
 
   await t.test('steps: persons, conversion from the first and the previous step, drop-off, times to convert', async () => {

@@ -6,7 +6,7 @@ import { CHROMIUM, hasChromium, launchBrowser } from '../helpers/browser.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { privateApi } from '../helpers/private-api.ts'
-import { axeViolations, SCREENSHOTS, signInWithKey, startWebTally } from '../helpers/web-app.ts'
+import { axeViolations, fillFunnelSteps, SCREENSHOTS, signInWithKey, startWebTally } from '../helpers/web-app.ts'
 
 // Not a skip: the web app's tests must fail where Chromium is missing.
 assert.ok(hasChromium, `Chromium is needed at ${CHROMIUM} (apt-get install chromium)`)
@@ -155,11 +155,7 @@ test('web persons modal: the persons behind a funnel step and a trends point, pa
   await t.test('funnel: a step\'s bar lists who reached it, its grey part who dropped off before it', async () => {
     await page.goto(`${url}/insights/new`)
     await page.getByRole('tab', { name: 'Funnels' }).click()
-    await page.getByLabel('Step 1', { exact: true }).fill('signed up')
-    for (const [i, event] of [[2, 'created project'], [3, 'invited teammate']] as const) {
-      await page.getByRole('button', { name: 'Add step' }).click()
-      await page.getByLabel(`Step ${i}`, { exact: true }).fill(event)
-    }
+    await fillFunnelSteps(page, ['signed up', 'created project', 'invited teammate'])
     await page.getByRole('button', { name: 'Run' }).click()
     const chart = page.getByRole('img', { name: 'Funnel chart' })
     await chart.waitFor()

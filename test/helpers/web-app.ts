@@ -124,3 +124,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
 }
+
+/** On a new insight's Funnels tab, names the steps' events (Step 1, then "Add step" for each next one). */
+export async function fillFunnelSteps(page: Page, events: readonly string[]): Promise<void> {
+  await page.getByLabel('Step 1', { exact: true }).fill(events[0]!)
+  for (const [i, event] of events.slice(1).entries()) {
+    await page.getByRole('button', { name: 'Add step' }).click()
+    await page.getByLabel(`Step ${i + 2}`, { exact: true }).fill(event)
+  }
+}
