@@ -30,6 +30,8 @@ export interface OpenedStores extends Stores {
   ping: Record<string, () => Promise<unknown>>
   /** Person-id overrides in the events database (written by the ingestion persons step). */
   personOverrides: PersonOverrideStore
+  /** Bytes each embedded store holds in this process's memory, by store (`/_metrics`). */
+  memory(): Promise<Record<string, number>>
   close(): Promise<void>
 }
 
@@ -42,9 +44,12 @@ export async function createAdapters(
   const metaDir = path.join(dir, 'metadata')
   const fresh = !existsSync(path.join(metaDir, 'PG_VERSION'))
   if (fresh && !config.storage.metadataUrl && !parts.metadataTemplate) await initPgliteDataDir(metaDir, MIGRATIONS.metadata)
-  const meta = config.storage.metadataUrl
-    ? openPostgresSqlClient(config.storage.metadataUrl, { statementTimeoutMs: config.storage.statementTimeoutMs })
-    : await openPgliteSqlClient(metaDir, fresh ? parts.metadataTemplate : undefined)
+  const pglite = config.storage.metadataUrl ? null : await openPgliteSqlClient(metaDir, {
+    template: fresh ? parts.metadataTemplate : undefined,
+    sharedBuffers: config.storage.pgliteSharedBuffers,
+  })
+  const meta = pglite ?? openPostgresSqlClient(config.storage.metadataUrl!, { statementTimeoutMs: config.storage.statementTimeoutMs })
+  const metaMemory = (): Record<string, number> => (pglite ? { pglite: pglite.memoryBytes() } : {})
   try {
     await runMigrations(meta, MIGRATIONS.metadata)
   } catch (err) {
@@ -69,6 +74,7 @@ export async function createAdapters(
       personEvents: notOpened('person events'),
       queryEngine: notOpened('query engine'),
       ping: { metadata: () => meta.query('SELECT 1') },
+      memory: async () => ({ ...metaMemory() }),
       close: () => meta.close(),
     }
   }
@@ -103,6 +109,10 @@ export async function createAdapters(
     ping: {
       metadata: () => meta.query('SELECT 1'),
       events: () => pingConnection.run('SELECT 1'),
+    },
+    async memory() {
+      const rows = (await pingConnection.runAndReadAll('SELECT sum(memory_usage_bytes)::DOUBLE AS b FROM duckdb_memory()')).getRowObjects()
+      return { ...metaMemory(), duckdb: Number(rows[0]?.b ?? 0) }
     },
     async close() {
       // The queue first: it stops the ingestion worker after its in-flight batch.

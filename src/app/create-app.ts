@@ -51,7 +51,7 @@ export async function createApp(
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
-    const metrics = createMetrics(services, stores.queue, ingestionHealth)
+    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory())
     const pipeline = createIngestionPipeline({
       events: metrics.timedEventStore(opts.wrapEventStore ? opts.wrapEventStore(stores.events) : stores.events),
       deadLetters: stores.deadLetters,

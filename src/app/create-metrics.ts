@@ -12,6 +12,7 @@ export function createMetrics(
   services: Services,
   queue: EventQueue,
   ingestion: () => IngestionHealth,
+  storeMemory: () => Promise<Record<string, number>>,
 ): { registry: Registry; timedEventStore(store: EventStore): EventStore } {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -24,6 +25,15 @@ export function createMetrics(
     collect() {
       const { components } = ingestion()
       for (const component of ['queue', 'event_store'] as const) this.set({ component }, components[component] ? 1 : 0)
+    },
+  })
+  new Gauge({
+    name: 'tally_store_memory_bytes',
+    help: "Memory an embedded store holds inside Tally's process: DuckDB's buffer manager, PGlite's WebAssembly memory",
+    labelNames: ['store'] as const,
+    registers: [registry],
+    async collect() {
+      for (const [store, bytes] of Object.entries(await storeMemory())) this.set({ store }, bytes)
     },
   })
   const storeBatch = new Histogram({

@@ -13,6 +13,8 @@ export interface Config {
     readonly queueSegmentBytes: number
     /** Unprocessed bytes the event queue may hold; past it capture answers 503 with Retry-After. */
     readonly queueMaxBacklogBytes: number
+    /** Without `metadataUrl`: embedded PostgreSQL's `shared_buffers` (its page cache inside Tally's memory). */
+    readonly pgliteSharedBuffers: string
     /** With `metadataUrl`: the longest a statement may run on the server before it is cancelled (a 503). */
     readonly statementTimeoutMs: number
   }
@@ -133,6 +135,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
       // Accepted but not yet processed: past it capture answers 503 + Retry-After (the SDKs retry).
       queueMaxBacklogBytes: int('TALLY_QUEUE_MAX_BACKLOG_BYTES', env.TALLY_QUEUE_MAX_BACKLOG_BYTES, 2 * 1024 ** 3, 1024),
+      pgliteSharedBuffers: env.TALLY_PGLITE_SHARED_BUFFERS || '32MB',
       statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
     },
     bootstrap: {
@@ -191,6 +194,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   }
   if (config.bootstrap.personalApiKey && !config.bootstrap.personalApiKey.startsWith('phx_')) {
     problems.push('TALLY_PERSONAL_API_KEY must start with phx_')
+  }
+  if (!/^[1-9]\d*(kB|MB|GB)$/.test(config.storage.pgliteSharedBuffers)) {
+    problems.push(`TALLY_PGLITE_SHARED_BUFFERS must be a size such as 32MB (kB, MB or GB), got "${config.storage.pgliteSharedBuffers}"`)
   }
   if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {
     problems.push('TALLY_DATABASE_URL must be a postgres:// URL')

@@ -37,3 +37,20 @@ test('metrics: requests by route template and status, ingestion outcomes, /decid
   assert.ok((await sample(app, 'process_resident_memory_bytes'))! > 10_000_000)
   assert.ok((await sample(app, 'tally_person_cache_hit_ratio')) !== undefined)
 })
+
+test("metrics: the embedded stores' memory, and PGlite's shared_buffers from TALLY_PGLITE_SHARED_BUFFERS", async (t) => {
+  const app = await buildTestApp(t)
+  assert.equal((await app.http.inject({ method: 'POST', url: '/e/', payload: { api_key: app.projectKey, event: 'e', distinct_id: 'u1' } })).statusCode, 200)
+  await eventually(async () => (await sample(app, 'tally_ingestion_events_total{outcome="ok",reason="stored"}')) === 1)
+  assert.ok((await sample(app, 'tally_store_memory_bytes{store="duckdb"}'))! > 0)
+  // The WebAssembly memory PostgreSQL runs in: at least its 32MB default shared_buffers.
+  assert.ok((await sample(app, 'tally_store_memory_bytes{store="pglite"}'))! > 32 * 1024 * 1024)
+
+  const { openPgliteSqlClient } = await import('../../src/storage/pglite/pglite-sql-client.ts')
+  const { loadConfig } = await import('../../src/config/load-config.ts')
+  const db = await openPgliteSqlClient('memory://', { sharedBuffers: loadConfig({}, { TALLY_PGLITE_SHARED_BUFFERS: '24MB' }).storage.pgliteSharedBuffers })
+  t.after(() => db.close())
+  assert.deepEqual(await db.query('SHOW shared_buffers'), [{ shared_buffers: '24MB' }])
+  assert.equal(loadConfig({}, {}).storage.pgliteSharedBuffers, '32MB')
+  assert.throws(() => loadConfig({}, { TALLY_PGLITE_SHARED_BUFFERS: '32 MB' }), /TALLY_PGLITE_SHARED_BUFFERS must be a size/)
+})

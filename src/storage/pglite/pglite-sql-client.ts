@@ -2,19 +2,38 @@ import { mkdir } from 'node:fs/promises'
 import { PGlite, type Transaction } from '@electric-sql/pglite'
 import type { SqlClient } from '../sql/sql-client.ts'
 
-/**
- * Opens (creating if needed) an embedded PostgreSQL in `dataDir`; `memory://` keeps it in RAM.
- * `template` is a data-dir dump to start a new database from (skips initdb: used by tests).
- */
-export async function openPgliteSqlClient(dataDir: string, template?: Blob): Promise<PgliteSqlClient> {
+export interface PgliteOptions {
+  /** A data-dir dump to start a new database from (skips initdb: used by tests). */
+  template?: Blob
+  /**
+   * PostgreSQL's `shared_buffers` (e.g. '32MB'); PGlite's default is PostgreSQL's 128MB, which costs
+   * about 115 MB of resident memory once touched (measured: an opened data dir 280 MB RSS at 128MB,
+   * 166 MB at 16MB). Pages outside it are re-read from the operating system's file cache.
+   */
+  sharedBuffers?: string
+}
+
+/** Opens (creating if needed) an embedded PostgreSQL in `dataDir`; `memory://` keeps it in RAM. */
+export async function openPgliteSqlClient(dataDir: string, opts: PgliteOptions = {}): Promise<PgliteSqlClient> {
   if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true })
-  const db = await PGlite.create(dataDir, template ? { loadDataDir: template } : {})
-  return { ...wrap(db, async () => db.close()), dump: async () => db.dumpDataDir('none') }
+  const db = await PGlite.create(dataDir, {
+    ...(opts.template ? { loadDataDir: opts.template } : {}),
+    // `startParams` replaces PGlite's defaults, so they are repeated first.
+    ...(opts.sharedBuffers ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers}`] } : {}),
+  })
+  return {
+    ...wrap(db, async () => db.close()),
+    dump: async () => db.dumpDataDir('none'),
+    // PostgreSQL's whole address space is the WebAssembly memory: it only grows.
+    memoryBytes: () => db.Module.HEAPU8.byteLength,
+  }
 }
 
 export interface PgliteSqlClient extends SqlClient {
   /** The whole data dir as an uncompressed tarball. */
   dump(): Promise<Blob>
+  /** Bytes of the WebAssembly memory the embedded PostgreSQL runs in. */
+  memoryBytes(): number
 }
 
 function wrap(db: PGlite | Transaction, close: () => Promise<void>): SqlClient {
