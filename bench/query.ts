@@ -11,6 +11,7 @@ import { QUERY_KINDS } from '../src/modules/query/query-kinds.ts'
 import { createQueryService } from '../src/modules/query/query-service.ts'
 import type { Project } from '../src/modules/projects/project-types.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
+import { loadConfig } from '../src/config/load-config.ts'
 import { fillMaterializedSql } from '../src/storage/duckdb/materialized-properties.ts'
 import { createDuckDbQueryEngine } from '../src/storage/duckdb/query/duckdb-query-engine.ts'
 
@@ -68,6 +69,10 @@ async function main() {
       console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
       if (process.env.BENCH_KEEP) console.log(`kept in ${path.join(dir, 'events.duckdb')}`)
     }
+    // The queries run under the memory limit Tally gives DuckDB (TALLY_DUCKDB_MEMORY_LIMIT); the load above did not.
+    const memoryLimit = loadConfig({}, process.env).storage.duckdbMemoryLimit
+    await duck.connection.run(`SET memory_limit = '${memoryLimit}'`)
+    console.log(`DuckDB memory_limit ${memoryLimit}`)
     const engine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 })
     const project = { id: 1, timezone: 'UTC' } as Project
     const queries = createQueryService({

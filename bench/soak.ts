@@ -5,7 +5,7 @@
 // PGlite's memory, the queue backlog, the ingestion lag); it prints each minute's low and high points, the
 // last minutes' low points against the middle ones' (a plateau or a climb), the idle RSS afterwards and
 // whether every accepted event was stored. Not a test: it prints.
-// SOAK_BATCH_RPS (default 50 requests/s = 5,000 events/s) and SOAK_DECIDE_RPS (default 500) set the rates.
+// SOAK_BATCH_RPS (default 30 requests/s = 3,000 events/s) and SOAK_DECIDE_RPS (default 300) set the rates.
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -19,8 +19,8 @@ import { gzipBatchBody } from './ingest-payloads.ts'
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600)
 const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 60)
-const BATCH_RPS = Number(process.env.SOAK_BATCH_RPS ?? 50)
-const DECIDE_RPS = Number(process.env.SOAK_DECIDE_RPS ?? 500)
+const BATCH_RPS = Number(process.env.SOAK_BATCH_RPS ?? 30)
+const DECIDE_RPS = Number(process.env.SOAK_DECIDE_RPS ?? 300)
 const SAMPLE_MS = 5000
 const MB = 1024 * 1024
 
@@ -32,12 +32,13 @@ const personal = generateToken('phx_')
 const auth = { authorization: `Bearer ${personal}` }
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-soak-'))
 const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--data-dir', dataDir], {
-  env: { ...process.env, TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'warn' },
+  env: { ...process.env, TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
   stdio: ['ignore', 'pipe', 'pipe'],
 })
 const url = await new Promise<string>((resolve, reject) => {
   let out = ''
   const onData = (c: Buffer) => {
+    if (process.env.XTAGS && c.toString().includes('XTAGS')) process.stderr.write(c.toString().split('\n').filter((l) => l.includes('XTAGS')).join('\n') + '\n')
     if (out.length > 65536) return
     out += c.toString()
     const m = /Tally ready on (http:\/\/[^\s"]+)/.exec(out)

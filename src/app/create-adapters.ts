@@ -78,7 +78,7 @@ export async function createAdapters(
       close: () => meta.close(),
     }
   }
-  const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
+  const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: config.storage.duckdbMemoryLimit })
   const events = await createDuckDbEventStore(duck, { stagingDir: path.join(dir, 'events', 'staging') })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.connect())

@@ -13,6 +13,8 @@ export interface Config {
     readonly queueSegmentBytes: number
     /** Unprocessed bytes the event queue may hold; past it capture answers 503 with Retry-After. */
     readonly queueMaxBacklogBytes: number
+    /** DuckDB's memory limit: cached table blocks are evicted and large queries spill to disk past it. */
+    readonly duckdbMemoryLimit: string
     /** Without `metadataUrl`: embedded PostgreSQL's `shared_buffers` (its page cache inside Tally's memory). */
     readonly pgliteSharedBuffers: string
     /** With `metadataUrl`: the longest a statement may run on the server before it is cancelled (a 503). */
@@ -136,6 +138,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       // Accepted but not yet processed: past it capture answers 503 + Retry-After (the SDKs retry).
       queueMaxBacklogBytes: int('TALLY_QUEUE_MAX_BACKLOG_BYTES', env.TALLY_QUEUE_MAX_BACKLOG_BYTES, 2 * 1024 ** 3, 1024),
       pgliteSharedBuffers: env.TALLY_PGLITE_SHARED_BUFFERS || '32MB',
+      duckdbMemoryLimit: env.TALLY_DUCKDB_MEMORY_LIMIT || '512MB',
       statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
     },
     bootstrap: {
@@ -195,8 +198,8 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   if (config.bootstrap.personalApiKey && !config.bootstrap.personalApiKey.startsWith('phx_')) {
     problems.push('TALLY_PERSONAL_API_KEY must start with phx_')
   }
-  if (!/^[1-9]\d*(kB|MB|GB)$/.test(config.storage.pgliteSharedBuffers)) {
-    problems.push(`TALLY_PGLITE_SHARED_BUFFERS must be a size such as 32MB (kB, MB or GB), got "${config.storage.pgliteSharedBuffers}"`)
+  for (const [name, size] of [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit]]) {
+    if (!/^[1-9]\d*(kB|MB|GB)$/.test(size!)) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
   }
   if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {
     problems.push('TALLY_DATABASE_URL must be a postgres:// URL')

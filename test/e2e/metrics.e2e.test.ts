@@ -38,7 +38,7 @@ test('metrics: requests by route template and status, ingestion outcomes, /decid
   assert.ok((await sample(app, 'tally_person_cache_hit_ratio')) !== undefined)
 })
 
-test("metrics: the embedded stores' memory, and PGlite's shared_buffers from TALLY_PGLITE_SHARED_BUFFERS", async (t) => {
+test("metrics: the embedded stores' memory; PGlite's shared_buffers and DuckDB's memory_limit from the configuration", async (t) => {
   const app = await buildTestApp(t)
   assert.equal((await app.http.inject({ method: 'POST', url: '/e/', payload: { api_key: app.projectKey, event: 'e', distinct_id: 'u1' } })).statusCode, 200)
   await eventually(async () => (await sample(app, 'tally_ingestion_events_total{outcome="ok",reason="stored"}')) === 1)
@@ -53,4 +53,11 @@ test("metrics: the embedded stores' memory, and PGlite's shared_buffers from TAL
   assert.deepEqual(await db.query('SHOW shared_buffers'), [{ shared_buffers: '24MB' }])
   assert.equal(loadConfig({}, {}).storage.pgliteSharedBuffers, '32MB')
   assert.throws(() => loadConfig({}, { TALLY_PGLITE_SHARED_BUFFERS: '32 MB' }), /TALLY_PGLITE_SHARED_BUFFERS must be a size/)
+  assert.throws(() => loadConfig({}, { TALLY_DUCKDB_MEMORY_LIMIT: '1TB' }), /TALLY_DUCKDB_MEMORY_LIMIT must be a size/)
+  const { openDuckDb } = await import('../../src/storage/duckdb/open-duckdb.ts')
+  const { MIGRATIONS } = await import('../../src/app/create-adapters.ts')
+  const duck = await openDuckDb(':memory:', MIGRATIONS.duckdb, { memoryLimit: loadConfig({}, {}).storage.duckdbMemoryLimit })
+  t.after(() => duck.close())
+  const limit = (await duck.connection.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjects()[0]!.m
+  assert.match(String(limit), /^48[0-9]\.\d+ MiB$/) // 512MB = 488.2 MiB
 })
