@@ -170,5 +170,7 @@ if (lows.length >= 3) {
 }
 const accepted = batch['2xx'] * 100
 console.log(`RSS idle at start ${f(idleAtStart.rss)} MB; idle after the load ${f(idle.rss)} MB (heap ${idle.heapUsed.toFixed(0)}/${idle.heapTotal.toFixed(0)} MB, DuckDB ${idle.duckdb.toFixed(0)} MB, PGlite ${idle.pglite.toFixed(0)} MB); peak ${f(peak)} MB`)
-console.log(`/batch/: ${batch['2xx']} answered 2xx, ${batch.non2xx} non-2xx, p99 ${batch.latency.p99} ms; /flags: ${decide['2xx']} 2xx, ${decide.non2xx} non-2xx, p99 ${decide.latency.p99} ms`)
+const statuses = (r: autocannon.Result) => Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => `${code}: ${count}`).join(', ')
+console.log(`/batch/: ${batch['2xx']} answered 2xx, ${batch.non2xx} non-2xx (${statuses(batch)}), ${batch.errors} errors, p99 ${batch.latency.p99} ms`)
+console.log(`/flags: ${decide['2xx']} 2xx, ${decide.non2xx} non-2xx (${statuses(decide)}), ${decide.errors} errors, p99 ${decide.latency.p99} ms`)
 console.log(`events stored vs accepted: ${stored} / ${accepted}${stored >= accepted ? ' (none lost)' : ' (LOST EVENTS)'}`)
