@@ -111,8 +111,12 @@ export async function createAdapters(
       events: () => pingConnection.run('SELECT 1'),
     },
     async memory() {
-      const rows = (await pingConnection.runAndReadAll('SELECT sum(memory_usage_bytes)::DOUBLE AS b FROM duckdb_memory()')).getRowObjects()
-      return { ...metaMemory(), duckdb: Number(rows[0]?.b ?? 0) }
+      // A scrape during a store outage still answers, without DuckDB's figure.
+      const rows = await pingConnection.runAndReadAll('SELECT sum(memory_usage_bytes)::DOUBLE AS b FROM duckdb_memory()').then(
+        (r) => r.getRowObjects(),
+        () => null,
+      )
+      return { ...metaMemory(), ...(rows ? { duckdb: Number(rows[0]?.b ?? 0) } : {}) }
     },
     async close() {
       // The queue first: it stops the ingestion worker after its in-flight batch.

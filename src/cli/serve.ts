@@ -9,8 +9,8 @@ import { installCrashPoints, parseCrashAt } from '../shared/crash-points.ts'
 export async function serve(config: Config, logger: Logger): Promise<number> {
   // Under ingestion load V8 let the old generation grow to several times what survives a full
   // collection (heap used 700-1,070 MB against 135 MB live), most of the peak RSS. Growing it by
-  // at most half of what survives kept the peak RSS at 836-886 MB instead of 1,035-1,685 MB for no
-  // measurable CPU (bench/soak.ts, 15 s /batch/ load, two runs each). A growth factor, not a cap:
+  // at most half of what survives kept the peak RSS at 836-982 MB instead of 1,035-1,685 MB, CPU per
+  // 1,000 events within the runs' spread (a 15 s /batch/ load, two runs or more each). A growth factor, not a cap:
   // a heap that needs more still gets it. V8 reads it at every collection, so it applies from here on.
   setFlagsFromString('--heap-growing-percent=50')
   // Test-only (the kill -9 matrix): arms a crash point before anything opens the stores.

@@ -31,7 +31,7 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   // the not-yet-checkpointed rows held in memory grow.
   // DuckDB allocates through its own jemalloc, which kept freed pages resident: after a 15 s /batch/
   // load, ~300 MB more RSS stayed with the process than with background purging and a 16 MB flush
-  // threshold (bench/soak.ts: idle RSS 1,137 vs 780-816 MB).
+  // threshold (a 15 s load of bench/soak.ts: RSS left afterwards 1,137 vs 618-909 MB).
   const instance = await DuckDBInstance.create(file, {
     checkpoint_threshold: '256MB',
     allocator_background_threads: 'true',
