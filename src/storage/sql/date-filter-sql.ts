@@ -56,17 +56,25 @@ function offsetMsSql(zone: string, d: ValueSqlDialect): string {
 /**
  * The domain's `utc()` check and value: years below 100 fail (Date.UTC reads them as 19xx), as do
  * impossible days, hours past 23, minutes or seconds past 59, and a fraction that rounds second 59
- * up to the next minute. The fraction is rounded to the millisecond like Math.round.
+ * up to the next minute. The fraction is rounded to the millisecond like Math.round. Each part is
+ * read once and named: written out at each use, the calendar arithmetic repeats it dozens of times.
  */
 function civilMsSql(g: (name: string) => string, d: ValueSqlDialect, withTime: boolean): string {
   const part = (name: string) => d.toDouble(g(name))
   const optional = (name: string) => (withTime ? `(CASE WHEN ${g(name)} = '' THEN 0 ELSE ${part(name)} END)` : '0')
-  const [y, mo, day] = [part('y'), part('mo'), part('d')]
-  const [h, mi, s] = [withTime ? part('h') : '0', withTime ? part('mi') : '0', optional('s')]
   const ms = withTime ? `(CASE WHEN ${g('f')} = '' THEN 0 ELSE floor(${d.toDouble(`'0' || ${g('f')}`)} * 1000 + 0.5) END)` : '0'
-  const valid = `${y} >= 100 AND ${mo} BETWEEN 1 AND 12 AND ${day} BETWEEN 1 AND ${daysInMonthSql(y, mo)}
-    AND ${h} <= 23 AND ${mi} <= 59 AND ${s} <= 59 AND NOT (${s} = 59 AND ${ms} = 1000)`
-  return `(CASE WHEN ${valid} THEN ${daysFromCivilSql(y, mo, day)} * ${DAY_MS} + ${h} * 3600000 + ${mi} * 60000 + ${s} * 1000 + ${ms} END)`
+  const parts = [part('y'), part('mo'), part('d'), withTime ? part('h') : '0', withTime ? part('mi') : '0', optional('s'), ms]
+  return letEach(d, parts, ([y, mo, day, h, mi, s, ms]) => {
+    const valid = `${y} >= 100 AND ${mo} BETWEEN 1 AND 12 AND ${day} BETWEEN 1 AND ${daysInMonthSql(y!, mo!)}
+      AND ${h} <= 23 AND ${mi} <= 59 AND ${s} <= 59 AND NOT (${s} = 59 AND ${ms} = 1000)`
+    return `(CASE WHEN ${valid} THEN ${daysFromCivilSql(y!, mo!, day!)} * ${DAY_MS} + ${h} * 3600000 + ${mi} * 60000 + ${s} * 1000 + ${ms} END)`
+  })
+}
+
+/** `body` over each of `exprs`, each evaluated once per row (nested `let`s). */
+function letEach(d: ValueSqlDialect, exprs: readonly string[], body: (values: string[]) => string, named: string[] = []): string {
+  if (named.length === exprs.length) return body(named)
+  return d.let(exprs[named.length]!, (v) => letEach(d, exprs, body, [...named, v]))
 }
 
 /**
@@ -74,8 +82,7 @@ function civilMsSql(g: (name: string) => string, d: ValueSqlDialect, withTime: b
  * `y` (`subtractMonths`: the day clamped to the month's last). Amounts of 10,000 and more are no date.
  */
 function relativeSql(t: string, d: ValueSqlDialect, now: number): string {
-  return d.groups(t, RELATIVE, ['n', 'unit'], (g) => {
-    const n = d.toDouble(g('n'))
+  return d.groups(t, RELATIVE, ['n', 'unit'], (g) => d.let(d.toDouble(g('n')), (n) => {
     let nowSql: string | undefined
     const at = () => (nowSql ??= d.bind(now))
     return `(CASE WHEN length(ltrim(${g('n')}, '0')) > 4 THEN NULL
@@ -84,7 +91,7 @@ function relativeSql(t: string, d: ValueSqlDialect, now: number): string {
       WHEN ${g('unit')} = 'w' THEN ${at()} - ${n} * ${UNIT_MS.w}
       WHEN ${g('unit')} = 'm' THEN ${monthsBeforeSql(n, now, d)}
       ELSE ${monthsBeforeSql(`${n} * 12`, now, d)} END)`
-  })
+  }))
 }
 
 /** `subtractMonths(now, months)` of the domain, with Date.UTC's reading of years 0..99 as 19xx. */

@@ -19,17 +19,17 @@ export function pgValueDialect(params: PgParams): ValueSqlDialect {
     matches: (text, pattern) => `(${text} ~ ${constantLiteral(pattern)})`,
     let(expr, body) {
       const v = fresh()
-      return `(SELECT ${body(`${v}.v`)} FROM (SELECT ${expr} AS v) AS ${v})`
+      return `(SELECT ${body(`${v}.v`)} FROM (SELECT ${expr} AS v OFFSET 0) AS ${v})`
     },
     groups(text, pattern, names, body) {
       const v = fresh()
-      return `(SELECT ${body((name) => `COALESCE(${v}.g[${names.indexOf(name) + 1}], '')`)} FROM (SELECT regexp_match(${text}, ${constantLiteral(pattern)}) AS g) AS ${v})`
+      return `(SELECT ${body((name) => `COALESCE(${v}.g[${names.indexOf(name) + 1}], '')`)} FROM (SELECT regexp_match(${text}, ${constantLiteral(pattern)}) AS g OFFSET 0) AS ${v})`
     },
     toDouble(text) {
       const v = fresh()
       const n = `${v}.n`
       return `(SELECT CASE WHEN abs(${n}) >= 1e300 OR (${n} <> 0 AND abs(${n}) < 1e-300) THEN NULL ELSE ${n}::float8 END
-        FROM (SELECT CASE WHEN length(${text}) <= 1000 AND ${text} ~ ${constantLiteral(DECIMAL)} THEN (${text})::numeric END AS n) AS ${v})`
+        FROM (SELECT CASE WHEN length(${text}) <= 1000 AND ${text} ~ ${constantLiteral(DECIMAL)} THEN (${text})::numeric END AS n OFFSET 0) AS ${v})`
     },
     isFinite: (value) => `(${value} NOT IN ('Infinity'::float8, '-Infinity'::float8, 'NaN'::float8))`,
     trim: (text, chars) => `btrim(${text}, ${constantLiteral(chars)})`,
