@@ -6,8 +6,6 @@
 // and run in DuckDB directly in this process (no HTTP, no generic compilation): the ratio says what
 // Tally's general SQL costs over it. Not a test: it prints. BENCH_PROFILE=dir writes a CPU profile
 // of the server; BENCH_KEEP=1 keeps the data dir (its path is printed).
-import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,6 +13,7 @@ import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { openPgliteSqlClient } from '../src/storage/pglite/pglite-sql-client.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
+import { cpuSeconds, startServer, stopServer, TALLY_READY, type ServerProcess } from './server-process.ts'
 import { loadEvents, loadPersons, type DataSet } from './actions-data.ts'
 
 const SET: DataSet = { events: Number(process.env.BENCH_EVENTS ?? 10_000_000), persons: 300_000, days: 30 }
@@ -54,34 +53,10 @@ const ACTIONS = [
   },
 ]
 
-function start(dataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+function start(dataDir: string, env: Record<string, string>): Promise<ServerProcess> {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
   const args = ['--import', 'tsx', ...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir]
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, TALLY_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  return new Promise((resolve, reject) => {
-    const onData = (c: Buffer) => {
-      out += c.toString()
-      const m = /Tally ready on (http:\/\/[^\s"]+)/.exec(out)
-      if (m) resolve({ child, url: m[1]! })
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out.slice(-2000)}`)))
-  })
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  child.removeAllListeners('exit')
-  const exited = new Promise((r) => child.once('exit', r))
-  child.kill('SIGTERM')
-  await exited
-}
-
-/** CPU seconds (user + system, all threads) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
+  return startServer(args, { env: { ...env, TALLY_LOG_LEVEL: 'info' }, ready: TALLY_READY })
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -118,7 +93,7 @@ async function main() {
   let tally = await start(dataDir, env)
   const projects = (await (await fetch(`${tally.url}/api/projects/`, { headers })).json()) as { results: Array<{ id: number }> }
   const projectId = projects.results[0]!.id
-  await stop(tally.child)
+  await stopServer(tally)
 
   const t0 = performance.now()
   const duck = await openDuckDb(path.join(dataDir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
@@ -132,7 +107,7 @@ async function main() {
   const personsSec = (performance.now() - t1) / 1000
 
   tally = await start(dataDir, env)
-  const pid = tally.child.pid!
+  const pid = tally.pid
   const api = `${tally.url}/api/projects/${projectId}`
   const get = async (url: string) => {
     const res = await fetch(url, { headers })
@@ -151,7 +126,7 @@ async function main() {
     }, () => cpuSeconds(pid))
     results.push({ name: action.name, count, people })
   }
-  await stop(tally.child)
+  await stopServer(tally)
 
   const direct = await openDuckDb(path.join(dataDir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
   const after = new Date()

@@ -5,7 +5,6 @@
 // (every thread: DuckDB's, GC helpers, the kernel's share of the process) into dir/<phase>.data, JS
 // frames named through --perf-basic-prof (`perf report -i dir/batch.data --sort dso,sym`).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createWriteStream, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -13,47 +12,11 @@ import autocannon from 'autocannon'
 import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
+import { cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 import { gzipBatchBody, gzipPersonsHeavyBody, singleEventBody, PERSONS_HEAVY_USERS } from './ingest-payloads.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const BATCH_SIZE = 100
-
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  return new Promise((resolve, reject) => {
-    let started = false
-    const onData = (c: Buffer) => {
-      if (started) return // keeps draining the pipe without holding the output
-      out += c.toString()
-      const m = ready.exec(out)
-      if (m) {
-        started = true
-        out = out.slice(-4096)
-        resolve({ child, url: m[1]! })
-      }
-    }
-    if (process.env.BENCH_SERVER_LOG && args.includes('src/main.ts')) {
-      const log = createWriteStream(process.env.BENCH_SERVER_LOG)
-      child.stdout!.pipe(log)
-      child.stderr!.pipe(log)
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)))
-  })
-}
-
-function peakRssMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return m ? Math.round(Number(m[1]) / 1024) : NaN
-}
-
-/** CPU seconds (user + system, all threads) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>) {
   let k = 0
@@ -108,24 +71,24 @@ async function main() {
   const jsonHeaders = { 'content-type': 'application/json' }
 
   // Ceiling first, alone on the machine.
-  const ceiling = await start(['bench/ceiling-server.ts'], {}, /ceiling ready on (http:\/\/\S+)/)
+  const ceiling = await startServer(['--import', 'tsx', 'bench/ceiling-server.ts'], { ready: /ceiling ready on (http:\/\/\S+)/ })
   const ceilBatch = await load(`${ceiling.url}/batch/`, 32, batchBodies, gzipHeaders)
   // The issue's ceiling: gunzip + JSON.parse + HTTP on one process (its CPU per 1,000 events too).
-  const parseCpu0 = cpuSeconds(ceiling.child.pid!)
+  const parseCpu0 = cpuSeconds(ceiling.pid)
   const ceilParse = await load(`${ceiling.url}/parse/`, 32, batchBodies, gzipHeaders)
-  const parseCpuMsPer1000 = (1000 * 1000 * (cpuSeconds(ceiling.child.pid!) - parseCpu0)) / (ceilParse['2xx'] * BATCH_SIZE)
+  const parseCpuMsPer1000 = (1000 * 1000 * (cpuSeconds(ceiling.pid) - parseCpu0)) / (ceilParse['2xx'] * BATCH_SIZE)
   const ceilSingle = await load(`${ceiling.url}/e/`, 100, singleBodies, jsonHeaders)
-  ceiling.child.kill('SIGTERM')
+  await stopServer(ceiling)
 
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
   if (process.env.BENCH_PERF) profile.push('--perf-basic-prof')
   // BENCH_NODE_ARGS: more node flags for the server (e.g. --trace-deopt), BENCH_SERVER_LOG: a file for its output.
   if (process.env.BENCH_NODE_ARGS) profile.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean))
-  const tally = await start(
-    [...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir],
-    { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
-    /Tally ready on (http:\/\/[^\s"]+)/,
-  )
+  const tally = await startServer(['--import', 'tsx', ...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
+    env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
+    ready: TALLY_READY,
+    log: true,
+  })
   const projectId = ((await (await fetch(`${tally.url}/api/projects/`, { headers: { authorization: auth } })).json()) as { results: Array<{ id: number }> }).results[0]!.id
 
   const sentinel = async () => {
@@ -135,40 +98,39 @@ async function main() {
     return uuid
   }
 
-  const perf = perfRecorder(tally.child.pid!)
-  const cpu0 = cpuSeconds(tally.child.pid!)
+  const perf = perfRecorder(tally.pid)
+  const cpu0 = cpuSeconds(tally.pid)
   await perf.start('batch')
   const t0 = performance.now()
   const batch = await load(`${tally.url}/batch/`, 32, batchBodies, gzipHeaders)
   const batchUuid = await sentinel()
   await waitReadable(tally.url, projectId, batchUuid, auth)
   const batchReadableSec = (performance.now() - t0) / 1000
-  const batchCpu = cpuSeconds(tally.child.pid!) - cpu0
+  const batchCpu = cpuSeconds(tally.pid) - cpu0
   await perf.stop()
 
   await perf.start('persons')
-  const cpuP = cpuSeconds(tally.child.pid!)
+  const cpuP = cpuSeconds(tally.pid)
   const tP = performance.now()
   const persons = await load(`${tally.url}/batch/`, 32, personsBodies, gzipHeaders)
   const personsUuid = await sentinel()
   await waitReadable(tally.url, projectId, personsUuid, auth)
   const personsReadableSec = (performance.now() - tP) / 1000
-  const personsCpu = cpuSeconds(tally.child.pid!) - cpuP
+  const personsCpu = cpuSeconds(tally.pid) - cpuP
   await perf.stop()
 
   await perf.start('single')
-  const cpu1 = cpuSeconds(tally.child.pid!)
+  const cpu1 = cpuSeconds(tally.pid)
   const t1 = performance.now()
   const single = await load(`${tally.url}/e/`, 100, singleBodies, jsonHeaders)
   const singleUuid = await sentinel()
   await waitReadable(tally.url, projectId, singleUuid, auth)
   const singleReadableSec = (performance.now() - t1) / 1000
-  const singleCpu = cpuSeconds(tally.child.pid!) - cpu1
+  const singleCpu = cpuSeconds(tally.pid) - cpu1
   await perf.stop()
-  const rss = peakRssMb(tally.child.pid!)
+  const rss = Math.round(rssMb(tally.pid).peak)
 
-  tally.child.kill('SIGTERM')
-  await new Promise((r) => tally.child.once('exit', r))
+  await stopServer(tally)
   const duck = await openDuckDb(path.join(dataDir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
   const counts = (await duck.connection.runAndReadAll(`SELECT count(*) AS n, count(*) FILTER (WHERE person_id IS NULL) AS personless FROM events WHERE event <> 'sentinel'`)).getRowObjects()[0]!
   const stored = Number(counts.n)

@@ -6,8 +6,7 @@
 // last minutes' low points against the middle ones' (a plateau or a climb), the idle RSS afterwards and
 // whether every accepted event was stored. Not a test: it prints.
 // SOAK_BATCH_RPS (default 30 requests/s = 3,000 events/s) and SOAK_DECIDE_RPS (default 300) set the rates.
-import { spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -16,6 +15,7 @@ import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { gzipBatchBody } from './ingest-payloads.ts'
+import { rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600)
 const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 60)
@@ -31,23 +31,11 @@ const token = generateToken('phc_')
 const personal = generateToken('phx_')
 const auth = { authorization: `Bearer ${personal}` }
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-soak-'))
-const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--data-dir', dataDir], {
-  env: { ...process.env, TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
-  stdio: ['ignore', 'pipe', 'pipe'],
+const tally = await startServer([main, 'serve', '--port', '0', '--data-dir', dataDir], {
+  env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
+  ready: TALLY_READY,
 })
-const url = await new Promise<string>((resolve, reject) => {
-  let out = ''
-  const onData = (c: Buffer) => {
-    if (process.env.XTAGS && c.toString().includes('XTAGS')) process.stderr.write(c.toString().split('\n').filter((l) => l.includes('XTAGS')).join('\n') + '\n')
-    if (out.length > 65536) return
-    out += c.toString()
-    const m = /Tally ready on (http:\/\/[^\s"]+)/.exec(out)
-    if (m) resolve(m[1]!)
-  }
-  child.stdout!.on('data', onData)
-  child.stderr!.on('data', onData)
-  child.once('exit', (code) => reject(new Error(`Tally exited ${code}: ${out}`)))
-})
+const url = tally.url
 const api = async (p: string, init: RequestInit = {}) => {
   const res = await fetch(`${url}${p}`, { ...init, headers: { ...auth, 'content-type': 'application/json', ...init.headers } })
   if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${p} answered ${res.status}: ${await res.text()}`)
@@ -62,12 +50,6 @@ for (let i = 0; i < 50; i++) {
     : [{ properties: [], rollout_percentage: (i * 7) % 100 }]
   const multivariate = i % 10 === 0 ? { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] } : null
   await api(`/api/projects/${projectId}/feature_flags/`, { method: 'POST', body: JSON.stringify({ key: `soak-flag-${i}`, filters: { groups, multivariate } }) })
-}
-
-/** RSS now and at its highest, in MB (the process's, all threads). */
-function rssMb(): { rss: number; peak: number } {
-  const s = readFileSync(`/proc/${child.pid}/status`, 'utf8')
-  return { rss: Number(/VmRSS:\s+(\d+)/.exec(s)![1]) / 1024, peak: Number(/VmHWM:\s+(\d+)/.exec(s)![1]) / 1024 }
 }
 
 /** The samples of /_metrics this benchmark follows, by series name and exact labels. */
@@ -95,7 +77,7 @@ async function sample(): Promise<void> {
   const m = await metrics()
   samples.push({
     t: (performance.now() - t0) / 1000,
-    rss: rssMb().rss,
+    rss: rssMb(tally.pid).rss,
     heapUsed: m.heapUsed! / MB,
     heapTotal: m.heapTotal! / MB,
     duckdb: (m.duckdb ?? 0) / MB,
@@ -140,10 +122,9 @@ await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000))
 clearInterval(sampler)
 await sample()
 const idle = samples.at(-1)!
-const peak = rssMb().peak
+const peak = rssMb(tally.pid).peak
 
-child.kill('SIGTERM')
-await new Promise((r) => child.once('exit', r))
+await stopServer(tally)
 const duck = await openDuckDb(path.join(dataDir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
 const stored = Number((await duck.connection.runAndReadAll('SELECT count(*) AS n FROM events')).getRowObjects()[0]!.n)
 await duck.close()
