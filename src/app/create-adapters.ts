@@ -38,16 +38,13 @@ export interface OpenedStores extends Stores {
 /** Opens the configured stores and applies their migrations. The only place that picks adapters. */
 export async function createAdapters(
   config: Pick<Config, 'storage'> & Partial<Pick<Config, 'query'>>,
-  parts: { events?: boolean; metadataTemplate?: Blob; logger?: Logger } = {},
+  parts: { events?: boolean; logger?: Logger } = {},
 ): Promise<OpenedStores> {
   const dir = config.storage.dataDir
   const metaDir = path.join(dir, 'metadata')
   const fresh = !existsSync(path.join(metaDir, 'PG_VERSION'))
-  if (fresh && !config.storage.metadataUrl && !parts.metadataTemplate) await initPgliteDataDir(metaDir, MIGRATIONS.metadata)
-  const pglite = config.storage.metadataUrl ? null : await openPgliteSqlClient(metaDir, {
-    template: fresh ? parts.metadataTemplate : undefined,
-    sharedBuffers: config.storage.pgliteSharedBuffers,
-  })
+  if (fresh && !config.storage.metadataUrl) await initPgliteDataDir(metaDir, MIGRATIONS.metadata)
+  const pglite = config.storage.metadataUrl ? null : await openPgliteSqlClient(metaDir, { sharedBuffers: config.storage.pgliteSharedBuffers })
   const meta = pglite ?? openPostgresSqlClient(config.storage.metadataUrl!, { statementTimeoutMs: config.storage.statementTimeoutMs })
   const metaMemory = (): Record<string, number> => (pglite ? { pglite: pglite.memoryBytes() } : {})
   try {

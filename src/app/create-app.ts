@@ -37,13 +37,12 @@ export async function createApp(
   config: Config,
   logger: Logger,
   opts: {
-    metadataTemplate?: Blob
     /** Test-only: wraps the event store port the ingestion worker writes to (outage tests). */
     wrapEventStore?: (store: EventStore) => EventStore
   } = {},
 ): Promise<TallyApp> {
   let ready = false
-  const stores = await createAdapters(config, { metadataTemplate: opts.metadataTemplate, logger })
+  const stores = await createAdapters(config, { logger })
   try {
     const services = createServices(stores, logger, config)
     const bootstrap = await services.projects.bootstrap(config.bootstrap)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs'
+import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
@@ -10,8 +10,7 @@ import { createApp, type TallyApp } from '../../src/app/create-app.ts'
 import { MIGRATIONS } from '../../src/app/create-adapters.ts'
 import { loadConfig, type Config } from '../../src/config/load-config.ts'
 import { generateToken } from '../../src/shared/ids.ts'
-import { openPgliteSqlClient } from '../../src/storage/pglite/pglite-sql-client.ts'
-import { runMigrations } from '../../src/storage/sql/run-migrations.ts'
+import { initPgliteDataDir } from '../../src/storage/pglite/init-pglite-data-dir.ts'
 
 export interface TestApp extends TallyApp {
   dataDir: string
@@ -24,24 +23,35 @@ export interface TestApp extends TallyApp {
 }
 
 /**
- * A migrated, empty metadata database as a tarball, made once per migration set and shared by every
- * test process: a new PGlite loads it in ~1 s instead of running initdb for ~3 s.
+ * A migrated, empty metadata data dir, made once per migration set and shared by every test
+ * process (made aside, then renamed into place). A new test app copies it (~0.06 s) instead of
+ * running initdb (~3 s) or having PGlite write a dump's 1,145 files one by one (~0.8 s).
  */
-async function metadataTemplate(): Promise<Blob> {
+async function metadataTemplateDir(): Promise<string> {
   const files = (await readdir(MIGRATIONS.metadata)).sort()
   const h = createHash('sha256')
   for (const f of files) h.update(f).update(await readFile(path.join(MIGRATIONS.metadata, f)))
-  const file = path.join(os.tmpdir(), `tally-pglite-template-${h.digest('hex').slice(0, 16)}.tar`)
-  if (!existsSync(file)) {
-    const db = await openPgliteSqlClient('memory://')
-    await runMigrations(db, MIGRATIONS.metadata)
-    const blob = await db.dump()
-    await db.close()
-    const tmp = `${file}.${process.pid}.tmp`
-    await writeFile(tmp, Buffer.from(await blob.arrayBuffer()))
-    await rename(tmp, file)
+  const dir = path.join(os.tmpdir(), `tally-pglite-template-${h.digest('hex').slice(0, 16)}`)
+  if (!existsSync(dir)) {
+    const tmp = `${dir}.${process.pid}.tmp`
+    await rm(tmp, { recursive: true, force: true })
+    await initPgliteDataDir(tmp, MIGRATIONS.metadata)
+    // Another test process may have put its copy in place first: theirs is as good.
+    await rename(tmp, dir).catch(() => rm(tmp, { recursive: true, force: true }))
   }
-  return new Blob([await readFile(file)])
+  return dir
+}
+
+/**
+ * A copy of a directory tree of plain files. fs.cp stats and re-checks every file through promises:
+ * ~0.3 s for the template's 1,145 files, where this takes ~0.03 s on a tmpfs.
+ */
+function copyDirSync(from: string, to: string): void {
+  mkdirSync(to, { recursive: true })
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    if (e.isDirectory()) copyDirSync(path.join(from, e.name), path.join(to, e.name))
+    else copyFileSync(path.join(from, e.name), path.join(to, e.name))
+  }
 }
 
 /** Env for a test app: fixed keys so tests can authenticate; extra env merged in. */
@@ -64,7 +74,11 @@ export async function buildTestApp(
   const env = testEnv(dataDir, opts.env)
   const config = loadConfig({}, env)
   const logger = opts.logger ?? pino({ level: env.TALLY_LOG_LEVEL })
-  const app = await createApp(config, logger, { metadataTemplate: await metadataTemplate(), wrapEventStore: opts.wrapEventStore })
+  const metaDir = path.join(dataDir, 'metadata')
+  if (!config.storage.metadataUrl && !existsSync(path.join(metaDir, 'PG_VERSION'))) {
+    copyDirSync(await metadataTemplateDir(), metaDir)
+  }
+  const app = await createApp(config, logger, { wrapEventStore: opts.wrapEventStore })
   t.after(async () => {
     await app.close()
     if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true })

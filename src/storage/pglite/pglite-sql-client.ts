@@ -3,8 +3,6 @@ import { PGlite, type Transaction } from '@electric-sql/pglite'
 import type { SqlClient } from '../sql/sql-client.ts'
 
 export interface PgliteOptions {
-  /** A data-dir dump to start a new database from (skips initdb: used by tests). */
-  template?: Blob
   /**
    * PostgreSQL's `shared_buffers` (e.g. '32MB'); PGlite's default is PostgreSQL's 128MB, which costs
    * about 115 MB of resident memory once touched (measured: an opened data dir 280 MB RSS at 128MB,
@@ -17,21 +15,17 @@ export interface PgliteOptions {
 export async function openPgliteSqlClient(dataDir: string, opts: PgliteOptions = {}): Promise<PgliteSqlClient> {
   if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true })
   const db = await PGlite.create(dataDir, {
-    ...(opts.template ? { loadDataDir: opts.template } : {}),
     // `startParams` replaces PGlite's defaults, so they are repeated first.
     ...(opts.sharedBuffers ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffers}`] } : {}),
   })
   return {
     ...wrap(db, async () => db.close()),
-    dump: async () => db.dumpDataDir('none'),
     // PostgreSQL's whole address space is the WebAssembly memory: it only grows.
     memoryBytes: () => db.Module.HEAPU8.byteLength,
   }
 }
 
 export interface PgliteSqlClient extends SqlClient {
-  /** The whole data dir as an uncompressed tarball. */
-  dump(): Promise<Blob>
   /** Bytes of the WebAssembly memory the embedded PostgreSQL runs in. */
   memoryBytes(): number
 }
