@@ -33,6 +33,8 @@ function ramTmpDir() {
 }
 
 const tmp = ramTmpDir()
+// Ctrl-C reaches the test runner too: this process waits for it to end, then removes the directory.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => {})
 const env = tmp ? { ...process.env, TMPDIR: tmp } : process.env
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], { stdio: 'inherit', env })
 if (tmp) rmSync(tmp, { recursive: true, force: true })

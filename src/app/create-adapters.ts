@@ -75,7 +75,10 @@ export async function createAdapters(
       close: () => meta.close(),
     }
   }
-  const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: config.storage.duckdbMemoryLimit })
+  const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, {
+    memoryLimit: config.storage.duckdbMemoryLimit,
+    idleTrimMs: config.storage.duckdbIdleTrimSeconds * 1000,
+  })
   const events = await createDuckDbEventStore(duck, { stagingDir: path.join(dir, 'events', 'staging') })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.connect())
@@ -92,7 +95,7 @@ export async function createAdapters(
     logger: parts.logger?.child({ module: 'queue' }),
   })
   // Its own connection: the check never waits behind an ingestion batch.
-  const pingConnection = await duck.connect()
+  const pingConnection = await duck.connect({ monitoring: true })
   return {
     meta,
     events,

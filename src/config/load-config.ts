@@ -15,6 +15,8 @@ export interface Config {
     readonly queueMaxBacklogBytes: number
     /** DuckDB's memory limit: cached table blocks are evicted and large queries spill to disk past it. */
     readonly duckdbMemoryLimit: string
+    /** Seconds without a DuckDB statement after which its cached blocks are dropped (0: never). */
+    readonly duckdbIdleTrimSeconds: number
     /** Without `metadataUrl`: embedded PostgreSQL's `shared_buffers` (its page cache inside Tally's memory). */
     readonly pgliteSharedBuffers: string
     /** With `metadataUrl`: the longest a statement may run on the server before it is cancelled (a 503). */
@@ -139,6 +141,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       queueMaxBacklogBytes: int('TALLY_QUEUE_MAX_BACKLOG_BYTES', env.TALLY_QUEUE_MAX_BACKLOG_BYTES, 2 * 1024 ** 3, 1024),
       pgliteSharedBuffers: env.TALLY_PGLITE_SHARED_BUFFERS || '32MB',
       duckdbMemoryLimit: env.TALLY_DUCKDB_MEMORY_LIMIT || '512MB',
+      duckdbIdleTrimSeconds: int('TALLY_DUCKDB_IDLE_TRIM_SECONDS', env.TALLY_DUCKDB_IDLE_TRIM_SECONDS, 30, 0, 86_400),
       statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
     },
     bootstrap: {

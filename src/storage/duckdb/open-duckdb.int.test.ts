@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { test } from 'node:test'
+import { MIGRATIONS } from '../../app/create-adapters.ts'
+import { openDuckDb, type DuckDb } from './open-duckdb.ts'
+
+const MB = 1024 * 1024
+
+async function tableCacheBytes(db: DuckDb): Promise<number> {
+  const monitor = await db.connect({ monitoring: true })
+  const rows = (await monitor.runAndReadAll(`SELECT memory_usage_bytes::DOUBLE AS b FROM duckdb_memory() WHERE tag = 'BASE_TABLE'`)).getRowObjects()
+  return Number(rows[0]?.b ?? 0)
+}
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await check()) return true
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return check()
+}
+
+test('idle trim: cached table blocks are dropped once no statement has run for the idle time, and the limit is restored', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-trim-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '512MB', idleTrimMs: 400 })
+  t.after(() => db.close())
+  const c = await db.connect()
+  // Table blocks (incompressible text, well over 64 MB) written by a checkpoint, then read back by a scan: all cached.
+  await c.run(`CREATE TABLE t AS SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) || md5((i * 13)::VARCHAR) AS s FROM range(1500000) r(i)`)
+  await c.run('CHECKPOINT')
+  await c.runAndReadAll('SELECT count(DISTINCT s) FROM t')
+  const loaded = await tableCacheBytes(db)
+  assert.ok(loaded > 64 * MB, `the scan cached ${(loaded / MB).toFixed(0)} MB`)
+
+  // Statements keep it: none is dropped while one runs at least every 100 ms.
+  for (let i = 0; i < 8; i++) {
+    await c.runAndReadAll('SELECT count(*) FROM t')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  assert.ok((await tableCacheBytes(db)) > 64 * MB, 'trimmed while statements were running')
+
+  // Monitoring statements do not count as activity: the trim comes all the same.
+  assert.ok(await until(async () => (await tableCacheBytes(db)) < 32 * MB, 5000), `still ${((await tableCacheBytes(db)) / MB).toFixed(0)} MB after idling`)
+  const limit = (await c.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjects()[0]!.m
+  assert.match(String(limit), /^48\d\.\d MiB$/, `memory_limit back to 512MB (DuckDB shows it in MiB): ${limit}`)
+  // The data is all there, read back from the file.
+  const n = (await c.runAndReadAll('SELECT count(*)::INTEGER AS n FROM t')).getRowObjects()[0]!.n
+  assert.equal(n, 1_500_000)
+})
+
+test('idle trim: off without an idle time', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-trim-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '512MB' })
+  t.after(() => db.close())
+  const c = await db.connect()
+  await c.run(`CREATE TABLE t AS SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) || md5((i * 13)::VARCHAR) AS s FROM range(1500000) r(i)`)
+  await c.run('CHECKPOINT')
+  await c.runAndReadAll('SELECT count(DISTINCT s) FROM t')
+  await new Promise((r) => setTimeout(r, 1000))
+  assert.ok((await tableCacheBytes(db)) > 64 * MB)
+})
