@@ -2,6 +2,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { MIGRATIONS } from '../../src/app/create-adapters.ts'
+import { loadConfig } from '../../src/config/load-config.ts'
+import { openDuckDb } from '../../src/storage/duckdb/open-duckdb.ts'
+import { openPgliteSqlClient } from '../../src/storage/pglite/pglite-sql-client.ts'
 
 /** The value of one sample of `/_metrics` (name plus its exact label text), or undefined. */
 async function sample(app: TestApp, series: string): Promise<number | undefined> {
@@ -46,16 +50,12 @@ test("metrics: the embedded stores' memory; PGlite's shared_buffers and DuckDB's
   // The WebAssembly memory PostgreSQL runs in: at least its 32MB default shared_buffers.
   assert.ok((await sample(app, 'tally_store_memory_bytes{store="pglite"}'))! > 32 * 1024 * 1024)
 
-  const { openPgliteSqlClient } = await import('../../src/storage/pglite/pglite-sql-client.ts')
-  const { loadConfig } = await import('../../src/config/load-config.ts')
   const db = await openPgliteSqlClient('memory://', { sharedBuffers: loadConfig({}, { TALLY_PGLITE_SHARED_BUFFERS: '24MB' }).storage.pgliteSharedBuffers })
   t.after(() => db.close())
   assert.deepEqual(await db.query('SHOW shared_buffers'), [{ shared_buffers: '24MB' }])
   assert.equal(loadConfig({}, {}).storage.pgliteSharedBuffers, '32MB')
   assert.throws(() => loadConfig({}, { TALLY_PGLITE_SHARED_BUFFERS: '32 MB' }), /TALLY_PGLITE_SHARED_BUFFERS must be a size/)
   assert.throws(() => loadConfig({}, { TALLY_DUCKDB_MEMORY_LIMIT: '1TB' }), /TALLY_DUCKDB_MEMORY_LIMIT must be a size/)
-  const { openDuckDb } = await import('../../src/storage/duckdb/open-duckdb.ts')
-  const { MIGRATIONS } = await import('../../src/app/create-adapters.ts')
   const duck = await openDuckDb(':memory:', MIGRATIONS.duckdb, { memoryLimit: loadConfig({}, {}).storage.duckdbMemoryLimit })
   t.after(() => duck.close())
   const limit = (await duck.connection.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjects()[0]!.m

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { rmSync } from 'node:fs'
-import { cp, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestContext } from 'node:test'
-import { testEnv } from './test-app.ts'
+import { copyDirSync, testEnv } from './test-app.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -156,7 +156,7 @@ function queuedDataDir(extra: Record<string, string>) {
       const { dir: templateDir, keys } = await templateDataDir()
       const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-kill-queued-'))
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-      await cp(templateDir, dir, { recursive: true })
+      copyDirSync(templateDir, dir)
       const first = startChild(dir, { ...keys, ...extra, TALLY_CRASH_AT: 'worker.batch-received' })
       const url = await first.ready
       assert.ok(url, `server died before it was ready:\n${first.output()}`)
@@ -175,7 +175,7 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
   const { dir: templateDir, keys } = await templateDataDir()
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-kill-'))
   t.after(() => rm(dataDir, { recursive: true, force: true }))
-  await cp(templateDir, dataDir, { recursive: true })
+  copyDirSync(templateDir, dataDir)
   const extra = s.env ?? {}
 
   let acked: string[]
@@ -190,7 +190,7 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
     const queued = await queuedDataDir(extra)
     acked = queued.acked
     await rm(dataDir, { recursive: true, force: true })
-    await cp(queued.dir, dataDir, { recursive: true })
+    copyDirSync(queued.dir, dataDir)
     const second = startChild(dataDir, { ...keys, ...extra, TALLY_CRASH_AT: s.point })
     const timer = setTimeout(() => second.child.kill('SIGTERM'), 60_000)
     await killed(second, `${s.point} (restarting)`).finally(() => clearTimeout(timer))
