@@ -9,6 +9,7 @@ import { once } from 'node:events'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { pacedLoad, type PacedRun } from './paced-load.ts'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const DURATION = Number(process.argv[2] ?? 10)
@@ -89,6 +90,17 @@ async function load(server: Child, opts: { connections: number; overallRate?: nu
   }
 }
 
+/** A steady 1,000 req/s (one request a millisecond, latency from when each was due), with CPU per request. */
+async function paced(server: Child): Promise<PacedRun & { cpuMicros: number }> {
+  const before = await stats(server.child)
+  const run = await pacedLoad({ port: server.port, path: '/flags/?v=2', rate: 1000, seconds: DURATION, body: () => body(server.token) })
+  const after = await stats(server.child)
+  if (run.failed > 0) throw new Error(`${run.failed} failed requests at a steady 1,000 req/s`)
+  return { ...run, cpuMicros: (after.cpuMicros - before.cpuMicros) / Math.max(1, run.answered) }
+}
+const fmtPaced = (r: PacedRun & { cpuMicros: number }) =>
+  `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ${Math.round(r.cpuMicros)} µs CPU/request`
+
 const fmt = (r: Run) =>
   `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${Math.round(r.cpuMicros)} µs CPU/request` +
   (r.hitRatio === null ? '' : `, person cache hits ${(100 * r.hitRatio).toFixed(1)} %`)
@@ -97,8 +109,10 @@ const share = (r: Run) => `  = ${((100 * r.rps) / ceil.rps).toFixed(0)} % of the
 const ceiling = await start('ceiling')
 await load(ceiling, { connections: 50 }) // warm-up run, discarded
 const ceil = await load(ceiling, { connections: 50 })
+const ceilPaced = await paced(ceiling)
 ceiling.child.send({ type: 'stop' })
 console.log(`ceiling (bare Fastify route):      ${fmt(ceil)}`)
+console.log(`ceiling at a steady 1,000 req/s:   ${fmtPaced(ceilPaced)}`)
 
 const tally = await start('tally') // restarted on the seeded data, person cache empty and not warmed
 const cold = await load(tally, { connections: 50 })
@@ -107,11 +121,13 @@ const warmUp = await restart(tally, true)
 console.log(`tally restarted, person cache warm-up: ${warmUp?.entries.toLocaleString('en')} persons in ${warmUp?.ms} ms`)
 await load(tally, { connections: 50 }) // JIT warm-up run, discarded
 const max = await load(tally, { connections: 50 })
-const fixed = await load(tally, { connections: 20, overallRate: 1000 })
+const steady = await paced(tally)
+const bursts = await load(tally, { connections: 20, overallRate: 1000 })
 const memory = await stats(tally.child)
 tally.child.send({ type: 'stop' })
 console.log(`tally /flags?v=2 warm, saturated:  ${fmt(max)}${share(max)}`)
-console.log(`tally /flags?v=2 at 1,000 req/s:   ${fmt(fixed)}`)
+console.log(`tally /flags?v=2 at a steady 1,000 req/s: ${fmtPaced(steady)}`)
+console.log(`tally /flags?v=2, autocannon overallRate 1,000 (20 connections, each sending its 50 a second back to back): ${fmt(bursts)}`)
 console.log(`tally RSS after the runs:          ${(memory.rss / 1024 / 1024).toFixed(0)} MB (${memory.cache?.entries.toLocaleString('en')} cache entries)`)
 console.log('flag engine alone (bench/flag-engine.ts):')
 await import('./flag-engine.ts')

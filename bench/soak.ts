@@ -5,7 +5,8 @@
 // PGlite's memory, the queue backlog, the ingestion lag); it prints each minute's low and high points, the
 // last minutes' low points against the middle ones' (a plateau or a climb), the idle RSS afterwards and
 // whether every accepted event was stored. Not a test: it prints.
-// SOAK_BATCH_RPS (default 30 requests/s = 3,000 events/s) and SOAK_DECIDE_RPS (default 300) set the rates.
+// SOAK_BATCH_RPS (default 30 requests/s = 3,000 events/s) and SOAK_DECIDE_RPS (default 300) set the rates;
+// SOAK_SAMPLE_MS the sampling period, SOAK_TRACE=1 prints every sample.
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -21,7 +22,7 @@ const SECONDS = Number(process.env.SOAK_SECONDS ?? 600)
 const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 60)
 const BATCH_RPS = Number(process.env.SOAK_BATCH_RPS ?? 30)
 const DECIDE_RPS = Number(process.env.SOAK_DECIDE_RPS ?? 300)
-const SAMPLE_MS = 5000
+const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_MS ?? 5000)
 const MB = 1024 * 1024
 
 const main = path.resolve('dist/main.js')
@@ -85,6 +86,8 @@ async function sample(): Promise<void> {
     backlog: m.backlog! / MB,
     lag: m.lag!,
   })
+  const x = samples.at(-1)!
+  if (process.env.SOAK_TRACE) console.log(`${x.t.toFixed(1)} s: RSS ${x.rss.toFixed(0)} MB, heap ${x.heapUsed.toFixed(0)}/${x.heapTotal.toFixed(0)}, DuckDB ${x.duckdb.toFixed(0)}, PGlite ${x.pglite.toFixed(0)}, backlog ${x.backlog.toFixed(1)} MB, lag ${x.lag} s`)
 }
 await sample()
 const idleAtStart = samples[0]!

@@ -4,6 +4,8 @@ import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { eventQueueContract } from '../../test/contracts/event-queue.contract.ts'
 import { openFileEventQueue } from './file-event-queue.ts'
 
@@ -224,4 +226,25 @@ test('file queue: a publish past the backlog bound is refused (nothing written) 
 
   // An empty queue takes one publish larger than the bound.
   await second.publish(['y'.repeat(2000)])
+})
+
+test('file queue: consumed messages are not kept in memory', async (t) => {
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  const queue = await openFileEventQueue({ dir: await newDir() })
+  t.after(() => queue.close())
+  let consumed = 0
+  queue.consume(async (m) => void (consumed += m.length), { maxBatch: 10_000, maxWaitMs: 1 })
+  gc()
+  const before = process.memoryUsage().heapUsed
+  // 800 publishes (fewer than the tail compacts its chunk list after) of 100 distinct 1 KB messages:
+  // 80 MB through the in-memory tail, consumed as it goes.
+  for (let p = 0; p < 800; p++) {
+    await queue.publish(Array.from({ length: 100 }, (_, i) => `${p}-${i}-`.padEnd(1000, 'x')))
+  }
+  assert.equal(await queue.drain(10_000), true)
+  assert.equal(consumed, 80_000)
+  gc()
+  const retainedMb = (process.memoryUsage().heapUsed - before) / 1024 / 1024
+  assert.ok(retainedMb < 20, `${retainedMb.toFixed(0)} MB of the consumed messages still in the heap`)
 })

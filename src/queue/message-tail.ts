@@ -1,6 +1,8 @@
 import type { LogPosition } from './segment-log.ts'
 import type { FlushedGroup } from './segment-writer.ts'
 
+const HANDED_OUT: string[] = []
+
 /** The messages of one publish, as flushed: where they sit in the log. */
 interface TailChunk {
   messages: string[]
@@ -77,7 +79,13 @@ export class MessageTail {
       this.bytes -= c.start - before
       this.count -= take
       end = { seg: c.seg, off: c.start }
-      if (c.next === c.messages.length) this.head++
+      if (c.next === c.messages.length) {
+        // The chunk stays in the array until the next compaction; its messages go now. (Kept, they
+        // held ~1,000 requests of events in the heap, ~35 s of a steady /batch/ load, through every
+        // mark-compact: the old generation climbed to ~500 MB before one compaction freed it all.)
+        c.messages = HANDED_OUT
+        this.head++
+      }
     }
     if (this.head > 1024 && this.head * 2 > this.chunks.length) {
       this.chunks = this.chunks.slice(this.head)
