@@ -60,12 +60,12 @@ export async function pacedLoad(opts: PacedLoad): Promise<PacedRun> {
     req.end(payload)
   }
 
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     const tick = () => {
       const now = performance.now()
       // Everything that has fallen due since the last tick, each with the time it was due.
       while (sent < total && start + sent * intervalMs <= now) {
-        if (inFlight >= (opts.maxInFlight ?? 256)) throw new Error(`paced load saturated: ${inFlight} requests in flight`)
+        if (inFlight >= (opts.maxInFlight ?? 256)) return reject(new Error(`paced load saturated: ${inFlight} requests in flight`))
         send(start + sent * intervalMs)
         sent++
       }

@@ -118,6 +118,14 @@ test('the raw event and its properties are not mutated', () => {
   assert.deepEqual(input, copy)
 })
 
+test('with ownsRaw the raw properties object becomes the event’s, with the same result as a copy', () => {
+  const make = () => raw({ properties: { $set: { a: 1 }, $elements: [{ tag_name: 'a' }], x: 1 }, $set: { b: 2 } })
+  const input = make()
+  const owned = ok(normaliseEvent(input, ctx({ ip: '1.2.3.4', sentAt: now, ownsRaw: true }))).event
+  assert.equal(owned.properties, input.properties)
+  assert.deepEqual(owned, ok(normaliseEvent(make(), ctx({ ip: '1.2.3.4', sentAt: now }))).event)
+})
+
 test('$ip defaults to the capture IP but never overrides the client’s', () => {
   assert.equal(ok(normaliseEvent(raw(), ctx({ ip: '10.0.0.1' }))).event.properties.$ip, '10.0.0.1')
   assert.equal(ok(normaliseEvent(raw({ properties: { $ip: '9.9.9.9' } }), ctx({ ip: '10.0.0.1' }))).event.properties.$ip, '9.9.9.9')

@@ -12,6 +12,12 @@ export interface NormaliseContext {
   ip?: string | null
   /** Randomness for server-generated UUIDv7s. */
   randomBytes: RandomBytes
+  /**
+   * The caller owns `raw` (it was just parsed from the request and nothing else reads it): its
+   * properties object becomes the event's instead of being copied. Copying 40 properties and then
+   * adding `$ip` to the copy cost ~2.5 µs an event, a tenth of capture's work per event.
+   */
+  ownsRaw?: boolean
 }
 
 /** An event ready for person processing and storage. Property bags keep PostHog's wire names. */
@@ -48,7 +54,7 @@ export const MAX_DISTINCT_ID_LENGTH = 200
  * Validates and normalises one raw event, as PostHog's capture plus `normalizeEvent` do.
  * Drops (the request still answers 200): no or empty `event` name; no distinct id; an empty one;
  * `properties` that is not an object; `$performance_event` (PostHog discards those at capture).
- * Never mutates `raw`. Pure: time and randomness come from `ctx`.
+ * Never mutates `raw` unless `ctx.ownsRaw`. Pure: time and randomness come from `ctx`.
  */
 export function normaliseEvent(raw: RawEvent, ctx: NormaliseContext): NormaliseResult {
   const name = raw.event
@@ -60,7 +66,7 @@ export function normaliseEvent(raw: RawEvent, ctx: NormaliseContext): NormaliseR
   if (rawProps === undefined || rawProps === null || rawProps === false || rawProps === '' || rawProps === 0) {
     properties = {}
   } else if (typeof rawProps === 'object' && !Array.isArray(rawProps)) {
-    properties = { ...(rawProps as Record<string, unknown>) }
+    properties = ctx.ownsRaw ? (rawProps as Record<string, unknown>) : { ...(rawProps as Record<string, unknown>) }
   } else {
     return drop('invalid_properties')
   }

@@ -41,7 +41,7 @@ export function transformCaptureRequest(input: CaptureTransformInput, randomByte
   const query = input.body.query ?? {}
   const extracted = extractEvents({ payload, form, query, method: input.body.method, isEngage: input.isEngage })
   const top = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null
-  const ctx = { now: new Date(input.nowMs), sentAt: extracted.sentAt, ip: input.ip, randomBytes }
+  const ctx = { now: new Date(input.nowMs), sentAt: extracted.sentAt, ip: input.ip, randomBytes, ownsRaw: true }
   const heads: string[] = []
   const tails: string[] = []
   const drops: string[] = []
