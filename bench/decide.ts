@@ -42,9 +42,12 @@ async function restart(server: Child, warm: boolean): Promise<{ entries: number;
   return msg.warmUp
 }
 
-/** A posthog-js 1.4xx `/flags/?v=2` body for a random person (one in ten unknown to the server). */
-function body(token: string): string {
-  const n = Math.floor(Math.random() * 110_000)
+/**
+ * A posthog-js 1.4xx `/flags/?v=2` body for a random person: one in ten unknown to the server, or
+ * with `knownOnly` one of the 100,000 seeded persons.
+ */
+function body(token: string, knownOnly = false): string {
+  const n = Math.floor(Math.random() * (knownOnly ? 100_000 : 110_000))
   return JSON.stringify({
     token,
     distinct_id: `person-${n}`,
@@ -91,9 +94,9 @@ async function load(server: Child, opts: { connections: number; overallRate?: nu
 }
 
 /** A steady 1,000 req/s (one request a millisecond, latency from when each was due), with CPU per request. */
-async function paced(server: Child): Promise<PacedRun & { cpuMicros: number }> {
+async function paced(server: Child, knownOnly = false): Promise<PacedRun & { cpuMicros: number }> {
   const before = await stats(server.child)
-  const run = await pacedLoad({ port: server.port, path: '/flags/?v=2', rate: 1000, seconds: DURATION, body: () => body(server.token) })
+  const run = await pacedLoad({ port: server.port, path: '/flags/?v=2', rate: 1000, seconds: DURATION, body: () => body(server.token, knownOnly) })
   const after = await stats(server.child)
   if (run.failed > 0) throw new Error(`${run.failed} failed requests at a steady 1,000 req/s`)
   return { ...run, cpuMicros: (after.cpuMicros - before.cpuMicros) / Math.max(1, run.answered) }
@@ -122,11 +125,13 @@ console.log(`tally restarted, person cache warm-up: ${warmUp?.entries.toLocaleSt
 await load(tally, { connections: 50 }) // JIT warm-up run, discarded
 const max = await load(tally, { connections: 50 })
 const steady = await paced(tally)
+const steadyKnown = await paced(tally, true)
 const bursts = await load(tally, { connections: 20, overallRate: 1000 })
 const memory = await stats(tally.child)
 tally.child.send({ type: 'stop' })
 console.log(`tally /flags?v=2 warm, saturated:  ${fmt(max)}${share(max)}`)
 console.log(`tally /flags?v=2 at a steady 1,000 req/s: ${fmtPaced(steady)}`)
+console.log(`  the same, seeded (cached) persons only:  ${fmtPaced(steadyKnown)}`)
 console.log(`tally /flags?v=2, autocannon overallRate 1,000 (20 connections, each sending its 50 a second back to back): ${fmt(bursts)}`)
 console.log(`tally RSS after the runs:          ${(memory.rss / 1024 / 1024).toFixed(0)} MB (${memory.cache?.entries.toLocaleString('en')} cache entries)`)
 console.log('flag engine alone (bench/flag-engine.ts):')
