@@ -96,7 +96,7 @@ async function load(server: Child, opts: { connections: number; overallRate?: nu
 /** A steady 1,000 req/s (one request a millisecond, latency from when each was due), with CPU per request. */
 async function paced(server: Child, knownOnly = false): Promise<PacedRun & { cpuMicros: number }> {
   const before = await stats(server.child)
-  const run = await pacedLoad({ port: server.port, path: '/flags/?v=2', rate: 1000, seconds: DURATION, body: () => body(server.token, knownOnly) })
+  const run = await pacedLoad({ url: `http://127.0.0.1:${server.port}/flags/?v=2`, rate: 1000, seconds: DURATION, body: () => body(server.token, knownOnly) })
   const after = await stats(server.child)
   if (run.failed > 0) throw new Error(`${run.failed} failed requests at a steady 1,000 req/s`)
   return { ...run, cpuMicros: (after.cpuMicros - before.cpuMicros) / Math.max(1, run.answered) }

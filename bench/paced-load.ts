@@ -9,31 +9,45 @@ export interface PacedRun {
   /** Requests answered per second over the run. */
   rps: number
   answered: number
+  /** 2xx answers. */
+  ok: number
+  /** Answers by status code. */
+  statuses: Record<number, number>
+  /** Transport errors (no answer). */
+  errors: number
+  /** Answers that were not 2xx, plus transport errors. */
+  failed: number
   p50: number
   p99: number
   max: number
-  /** Answers that were not 2xx, plus transport errors. */
-  failed: number
 }
 
 export interface PacedLoad {
-  port: number
-  path: string
+  /** Where to send, e.g. `http://127.0.0.1:8000/flags/?v=2`. */
+  url: string
   /** Requests per second, spread evenly. */
   rate: number
   seconds: number
-  body: () => string
-  /** Most requests in flight at once before the run counts as saturated; default 256. */
+  body: () => string | Buffer
+  /** Default `content-type: application/json`. */
+  headers?: Record<string, string>
+  /** Keep-alive connections at most (default 64); requests due while all are busy wait for one. */
+  connections?: number
+  /** Requests in flight at once before the run gives up as hopelessly behind (default 10,000). */
   maxInFlight?: number
 }
 
 /** Runs a paced load and returns its latency figures in milliseconds. */
 export async function pacedLoad(opts: PacedLoad): Promise<PacedRun> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxInFlight ?? 256 })
+  const target = new URL(opts.url)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections ?? 64 })
+  const headers = opts.headers ?? { 'content-type': 'application/json' }
+  const maxInFlight = opts.maxInFlight ?? 10_000
   const total = Math.round(opts.rate * opts.seconds)
   const latencies = new Float64Array(total)
+  const statuses: Record<number, number> = {}
   let answered = 0
-  let failed = 0
+  let errors = 0
   let sent = 0
   let inFlight = 0
   const start = performance.now()
@@ -43,19 +57,20 @@ export async function pacedLoad(opts: PacedLoad): Promise<PacedRun> {
     inFlight++
     const payload = opts.body()
     const req = http.request(
-      { agent, host: '127.0.0.1', port: opts.port, path: opts.path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      { agent, host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(payload) } },
       (res) => {
         res.on('data', () => {})
         res.on('end', () => {
           inFlight--
-          if (res.statusCode === undefined || res.statusCode >= 300) failed++
+          const status = res.statusCode ?? 0
+          statuses[status] = (statuses[status] ?? 0) + 1
           latencies[answered++] = performance.now() - due
         })
       },
     )
     req.on('error', () => {
       inFlight--
-      failed++
+      errors++
     })
     req.end(payload)
   }
@@ -65,7 +80,7 @@ export async function pacedLoad(opts: PacedLoad): Promise<PacedRun> {
       const now = performance.now()
       // Everything that has fallen due since the last tick, each with the time it was due.
       while (sent < total && start + sent * intervalMs <= now) {
-        if (inFlight >= (opts.maxInFlight ?? 256)) return reject(new Error(`paced load saturated: ${inFlight} requests in flight`))
+        if (inFlight >= maxInFlight) return reject(new Error(`paced load hopelessly behind: ${inFlight} requests in flight`))
         send(start + sent * intervalMs)
         sent++
       }
@@ -80,6 +95,7 @@ export async function pacedLoad(opts: PacedLoad): Promise<PacedRun> {
   agent.destroy()
   const elapsed = (performance.now() - start) / 1000
   const sorted = latencies.subarray(0, answered).sort()
-  const at = (q: number) => Number(sorted[Math.min(answered - 1, Math.floor(q * answered))].toFixed(2))
-  return { rps: answered / elapsed, answered, p50: at(0.5), p99: at(0.99), max: Number(sorted[answered - 1].toFixed(2)), failed }
+  const at = (q: number) => (answered === 0 ? NaN : Number(sorted[Math.min(answered - 1, Math.floor(q * answered))]!.toFixed(2)))
+  const ok = Object.entries(statuses).reduce((n, [code, count]) => (Number(code) >= 200 && Number(code) < 300 ? n + count : n), 0)
+  return { rps: answered / elapsed, answered, ok, statuses, errors, failed: answered - ok + errors, p50: at(0.5), p99: at(0.99), max: at(1) }
 }

@@ -1,5 +1,6 @@
 // npm run bench:soak — Tally's memory over a long mixed load: /batch/ (gzip, 100 posthog-js events a
-// request) and /flags?v=2 (50 flags) at fixed rates for SOAK_SECONDS (default 600), then SOAK_IDLE_SECONDS
+// request) and /flags?v=2 (50 flags) at steady rates (bench/paced-load.ts: evenly spaced requests, not
+// autocannon's bursts at the top of each second) for SOAK_SECONDS (default 600), then SOAK_IDLE_SECONDS
 // (default 60) idle. Tally runs as `npm start` runs it (dist/main.js, embedded stores). Every 5 s it samples
 // the process's RSS (/proc) and what /_metrics says of its parts (V8 heap, DuckDB's buffer manager,
 // PGlite's memory, the queue backlog, the ingestion lag); it prints each minute's low and high points, the
@@ -11,11 +12,11 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import autocannon from 'autocannon'
 import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { gzipBatchBody } from './ingest-payloads.ts'
+import { pacedLoad, type PacedRun } from './paced-load.ts'
 import { rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600)
@@ -96,28 +97,20 @@ const sampler = setInterval(() => void sample().catch(() => undefined), SAMPLE_M
 const batchBodies = Array.from({ length: 8 }, (_, i) => gzipBatchBody(token, 100, i))
 let k = 0
 const [batch, decide] = await Promise.all([
-  autocannon({
+  pacedLoad({
     url: `${url}/batch/`,
-    method: 'POST',
-    connections: 16,
-    overallRate: BATCH_RPS,
-    duration: SECONDS,
+    rate: BATCH_RPS,
+    seconds: SECONDS,
     headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    requests: [{ setupRequest: (req) => ({ ...req, body: batchBodies[k++ % batchBodies.length] }) }],
-  }),
-  autocannon({
-    url: `${url}/flags/?v=2`,
-    method: 'POST',
+    body: () => batchBodies[k++ % batchBodies.length]!,
     connections: 16,
-    overallRate: DECIDE_RPS,
-    duration: SECONDS,
-    headers: { 'content-type': 'application/json' },
-    requests: [{
-      setupRequest: (req) => ({
-        ...req,
-        body: JSON.stringify({ token, distinct_id: `01903a5e-6c4b-7c3d-9a1e-${String(Math.floor(Math.random() * 6000)).padStart(12, '0')}`, groups: {} }),
-      }),
-    }],
+  }),
+  pacedLoad({
+    url: `${url}/flags/?v=2`,
+    rate: DECIDE_RPS,
+    seconds: SECONDS,
+    body: () => JSON.stringify({ token, distinct_id: `01903a5e-6c4b-7c3d-9a1e-${String(Math.floor(Math.random() * 6000)).padStart(12, '0')}`, groups: {} }),
+    connections: 16,
   }),
 ])
 const loadEnd = samples.length
@@ -152,9 +145,9 @@ if (lows.length >= 3) {
   const last = Math.min(...lows.slice(-third))
   console.log(`\nRSS low point, middle third of the run: ${f(mid)} MB; last third: ${f(last)} MB (${last - mid >= 0 ? '+' : ''}${(last - mid).toFixed(0)} MB)`)
 }
-const accepted = batch['2xx'] * 100
+const accepted = batch.ok * 100
 console.log(`RSS idle at start ${f(idleAtStart.rss)} MB; idle after the load ${f(idle.rss)} MB (heap ${idle.heapUsed.toFixed(0)}/${idle.heapTotal.toFixed(0)} MB, DuckDB ${idle.duckdb.toFixed(0)} MB, PGlite ${idle.pglite.toFixed(0)} MB); peak ${f(peak)} MB`)
-const statuses = (r: autocannon.Result) => Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => `${code}: ${count}`).join(', ')
-console.log(`/batch/: ${batch['2xx']} answered 2xx, ${batch.non2xx} non-2xx (${statuses(batch)}), ${batch.errors} errors, p99 ${batch.latency.p99} ms`)
-console.log(`/flags: ${decide['2xx']} 2xx, ${decide.non2xx} non-2xx (${statuses(decide)}), ${decide.errors} errors, p99 ${decide.latency.p99} ms`)
+const statuses = (r: PacedRun) => Object.entries(r.statuses).map(([code, count]) => `${code}: ${count}`).join(', ')
+console.log(`/batch/: ${batch.ok} answered 2xx (${statuses(batch)}), ${batch.errors} errors, p50 ${batch.p50} ms, p99 ${batch.p99} ms, max ${batch.max} ms`)
+console.log(`/flags: ${decide.ok} answered 2xx (${statuses(decide)}), ${decide.errors} errors, p50 ${decide.p50} ms, p99 ${decide.p99} ms, max ${decide.max} ms`)
 console.log(`events stored vs accepted: ${stored} / ${accepted}${stored >= accepted ? ' (none lost)' : ' (LOST EVENTS)'}`)
