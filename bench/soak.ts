@@ -7,7 +7,8 @@
 // last minutes' low points against the middle ones' (a plateau or a climb), the idle RSS afterwards and
 // whether every accepted event was stored. Not a test: it prints.
 // SOAK_BATCH_RPS (default 30 requests/s = 3,000 events/s) and SOAK_DECIDE_RPS (default 300) set the rates;
-// SOAK_SAMPLE_MS the sampling period, SOAK_TRACE=1 prints every sample.
+// SOAK_SAMPLE_MS the sampling period, SOAK_TRACE=1 prints every sample, SOAK_NODE_ARGS adds Node flags to
+// the server (e.g. --trace-gc), BENCH_SERVER_LOG=<file> keeps the server's output.
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -33,9 +34,11 @@ const token = generateToken('phc_')
 const personal = generateToken('phx_')
 const auth = { authorization: `Bearer ${personal}` }
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-soak-'))
-const tally = await startServer([main, 'serve', '--port', '0', '--data-dir', dataDir], {
+const nodeArgs = (process.env.SOAK_NODE_ARGS ?? '').split(' ').filter(Boolean)
+const tally = await startServer([...nodeArgs, main, 'serve', '--port', '0', '--data-dir', dataDir], {
   env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
   ready: TALLY_READY,
+  log: true,
 })
 const url = tally.url
 const api = async (p: string, init: RequestInit = {}) => {
