@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestContext } from 'node:test'
-import { copyDirSync, testEnv } from './test-app.ts'
+import { copyDataDir, testEnv } from './test-app.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -156,7 +156,7 @@ function queuedDataDir(extra: Record<string, string>) {
       const { dir: templateDir, keys } = await templateDataDir()
       const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-kill-queued-'))
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-      copyDirSync(templateDir, dir)
+      copyDataDir(templateDir, dir)
       const first = startChild(dir, { ...keys, ...extra, TALLY_CRASH_AT: 'worker.batch-received' })
       const url = await first.ready
       assert.ok(url, `server died before it was ready:\n${first.output()}`)
@@ -175,7 +175,7 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
   const { dir: templateDir, keys } = await templateDataDir()
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-kill-'))
   t.after(() => rm(dataDir, { recursive: true, force: true }))
-  copyDirSync(templateDir, dataDir)
+  copyDataDir(templateDir, dataDir)
   const extra = s.env ?? {}
 
   let acked: string[]
@@ -190,7 +190,7 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
     const queued = await queuedDataDir(extra)
     acked = queued.acked
     await rm(dataDir, { recursive: true, force: true })
-    copyDirSync(queued.dir, dataDir)
+    copyDataDir(queued.dir, dataDir)
     const second = startChild(dataDir, { ...keys, ...extra, TALLY_CRASH_AT: s.point })
     const timer = setTimeout(() => second.child.kill('SIGTERM'), 60_000)
     await killed(second, `${s.point} (restarting)`).finally(() => clearTimeout(timer))
