@@ -23,8 +23,7 @@ async function openDuck() {
     duck,
     dir,
     async close() {
-      duck.connection.closeSync()
-      duck.instance.closeSync()
+      await duck.close()
       await rm(dir, { recursive: true, force: true })
     },
   }
@@ -33,7 +32,7 @@ async function openDuck() {
 eventStoreContract('duckdb', async () => {
   const { duck, dir, close } = await openDuck()
   const events = await createDuckDbEventStore(duck, { stagingDir: path.join(dir, 'staging') })
-  const reads = createDuckDbEventReadStore(await duck.instance.connect())
+  const reads = createDuckDbEventReadStore(await duck.connect())
   return {
     port: { events, reads },
     async close() {
@@ -45,7 +44,7 @@ eventStoreContract('duckdb', async () => {
 
 deadLetterStoreContract('duckdb', async () => {
   const { duck, close } = await openDuck()
-  const letters = createDuckDbDeadLetterStore(await duck.instance.connect())
+  const letters = createDuckDbDeadLetterStore(await duck.connect())
   async function readAll(): Promise<DeadLetter[]> {
     const reader = await duck.connection.runAndReadAll(
       `SELECT epoch_ms(failed_at) AS failed_ms, uuid, project_id, step, reason, error, payload FROM events_dead_letter`,

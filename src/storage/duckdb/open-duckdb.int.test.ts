@@ -64,3 +64,26 @@ test('idle trim: off without an idle time', async (t) => {
   await new Promise((r) => setTimeout(r, 1000))
   assert.ok((await tableCacheBytes(db)) > 64 * MB)
 })
+
+test('the file is written in row groups of 16,384 rows, and a reopened file has its tables and rows', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-rowgroups-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'events.duckdb')
+  const first = await openDuckDb(file, MIGRATIONS.duckdb)
+  const c = await first.connect()
+  await c.run('CREATE TABLE t AS SELECT i FROM range(100000) r(i)')
+  await first.close()
+
+  const again = await openDuckDb(file, MIGRATIONS.duckdb)
+  t.after(() => again.close())
+  const reader = await again.connect()
+  const groups = (
+    await reader.runAndReadAll(`SELECT row_group_id, max(count)::INTEGER AS n FROM pragma_storage_info('t') GROUP BY 1 ORDER BY 1`)
+  ).getRowObjects()
+  assert.deepEqual(groups.map((g) => g.n), [...Array(6).fill(16384), 100000 - 6 * 16384])
+  const n = (await reader.runAndReadAll('SELECT count(*)::INTEGER AS n, sum(i)::BIGINT AS s FROM t')).getRowObjects()[0]!
+  assert.deepEqual([n.n, n.s], [100000, 4999950000n])
+  // The migrations' own tables came back too (a second open applies none again).
+  const tables = (await again.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'events'`)).getRowObjects()
+  assert.equal(tables[0]!.n, 1)
+})

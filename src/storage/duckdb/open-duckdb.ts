@@ -4,7 +4,6 @@ import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb
 import { runMigrations, type MigrationTarget } from '../sql/run-migrations.ts'
 
 export interface DuckDb {
-  instance: DuckDBInstance
   connection: DuckDBConnection
   /**
    * Another connection to the same database, closed with it. `monitoring`: its statements (health
@@ -37,32 +36,55 @@ export interface DuckDbOptions {
 /** What the cache is cut to by an idle trim: above what DuckDB keeps pinned at rest (~30 MB measured). */
 const TRIM_LIMIT = '32MB'
 
+/** The name the events file is attached under; every connection `USE`s it. */
+const DATABASE = 'tally'
+
+/**
+ * Rows per row group (DuckDB's default: 122,880). A checkpoint rewrites the row group being filled
+ * whole, so both its transient memory and the cost of checkpointing often follow this size. With
+ * 16,384 rows a checkpoint every 64 MB of WAL costs no more insert CPU than one every 256 MB did
+ * with the default (bench/duckdb-insert.ts, 200,000 events, insert + checkpoint: 35-36 vs 40-43 ms
+ * per 1,000), and holds a quarter of the uncheckpointed rows; a 3-minute bench:soak peaked at
+ * 949 MB against 1,209 (both with a 512MB memory limit). Queries pay a little for the smaller
+ * groups (bench:query, 10M events: +2-7 % CPU for trends, DAU and retention, funnel unchanged).
+ */
+const ROW_GROUP_SIZE = 16_384
+const CHECKPOINT_THRESHOLD = '64MB'
+
 /** Opens (creating if needed) the DuckDB file `file` (or `:memory:`) and applies its migrations. */
 export async function openDuckDb(file: string, migrationsDir: string, opts: DuckDbOptions = {}): Promise<DuckDb> {
   if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true })
-  // Each automatic checkpoint recompresses the row group being filled, so at the default 16 MB of
-  // WAL ingestion spent most of its time re-checkpointing the same rows (measured: INSERT throughput
-  // x2-4 at 256 MB). The WAL is fsync'd on every commit either way; only replay after a crash and
-  // the not-yet-checkpointed rows held in memory grow.
+  // Every commit's WAL is fsync'd either way; the checkpoint threshold only sets how many rows wait
+  // in memory (and in the WAL, for replay after a crash) before being written to the file.
   // DuckDB allocates through its own jemalloc, which kept freed pages resident: after a 15 s /batch/
   // load, ~300 MB more RSS stayed with the process than with background purging and a 16 MB flush
   // threshold (a 15 s load of bench/soak.ts: RSS left afterwards 1,137 vs 618-909 MB).
-  const instance = await DuckDBInstance.create(file, {
-    checkpoint_threshold: '256MB',
+  // DuckDB takes a row group size only when a file is attached, so the instance's own database is an
+  // empty in-memory one and the file is attached beside it (spills go where they would for the file).
+  const instance = await DuckDBInstance.create(':memory:', {
+    checkpoint_threshold: CHECKPOINT_THRESHOLD,
     allocator_background_threads: 'true',
     allocator_flush_threshold: '16MB',
+    ...(file !== ':memory:' ? { temp_directory: `${file}.tmp` } : {}),
     ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}),
   })
-  const connection = await instance.connect()
+  const open = async (): Promise<DuckDBConnection> => {
+    const c = await instance.connect()
+    await c.run(`USE ${DATABASE}`)
+    return c
+  }
+  const attaching = await instance.connect()
+  await attaching.run(`ATTACH '${file.replaceAll("'", "''")}' AS ${DATABASE} (ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`)
+  attaching.closeSync()
+  const connection = await open()
   await runDuckDbMigrations(connection, migrationsDir)
   const others: DuckDBConnection[] = []
   const trim = opts.memoryLimit && opts.idleTrimMs ? idleTrim(await instance.connect(), opts.memoryLimit, opts.idleTrimMs) : null
   if (trim) trim.track(connection)
   return {
-    instance,
     connection,
     async connect(o = {}) {
-      const c = await instance.connect()
+      const c = await open()
       others.push(c)
       if (!o.monitoring) trim?.track(c)
       return c
@@ -70,7 +92,7 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
     async close() {
       await trim?.stop()
       // A checkpoint folds the WAL into the main file so the next start opens quickly.
-      await connection.run('CHECKPOINT')
+      await connection.run(`CHECKPOINT ${DATABASE}`)
       for (const c of others) c.closeSync()
       connection.closeSync()
       instance.closeSync()
