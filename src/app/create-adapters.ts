@@ -77,17 +77,18 @@ export async function createAdapters(
   }
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, {
     memoryLimit: config.storage.duckdbMemoryLimit,
+    writeMemoryLimit: config.storage.duckdbWriteMemoryLimit,
     idleTrimMs: config.storage.duckdbIdleTrimSeconds * 1000,
   })
   const events = await createDuckDbEventStore(duck, { stagingDir: path.join(dir, 'events', 'staging') })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
-  const eventReads = createDuckDbEventReadStore(await duck.connect())
+  const eventReads = createDuckDbEventReadStore(await duck.connect({ reads: true }))
   const deadLetters = createDuckDbDeadLetterStore(await duck.connect())
-  const actionEvents = createDuckDbActionQueries(await duck.connect())
+  const actionEvents = createDuckDbActionQueries(await duck.connect({ reads: true }))
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
   const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
-  const queryEngine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: config.query?.concurrency ?? 4 })
+  const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4 })
   const queue = await openFileEventQueue({
     dir: path.join(dir, 'queue'),
     segmentBytes: config.storage.queueSegmentBytes,

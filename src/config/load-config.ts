@@ -15,6 +15,8 @@ export interface Config {
     readonly queueMaxBacklogBytes: number
     /** DuckDB's memory limit: cached table blocks are evicted and large queries spill to disk past it. */
     readonly duckdbMemoryLimit: string
+    /** DuckDB's memory limit while no query has run for a while (only ingestion writes); see open-duckdb.ts. */
+    readonly duckdbWriteMemoryLimit: string
     /** Seconds without a DuckDB statement after which its cached blocks are dropped (0: never). */
     readonly duckdbIdleTrimSeconds: number
     /** Without `metadataUrl`: embedded PostgreSQL's `shared_buffers` (its page cache inside Tally's memory). */
@@ -141,6 +143,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       queueMaxBacklogBytes: int('TALLY_QUEUE_MAX_BACKLOG_BYTES', env.TALLY_QUEUE_MAX_BACKLOG_BYTES, 2 * 1024 ** 3, 1024),
       pgliteSharedBuffers: env.TALLY_PGLITE_SHARED_BUFFERS || '32MB',
       duckdbMemoryLimit: env.TALLY_DUCKDB_MEMORY_LIMIT || '512MB',
+      duckdbWriteMemoryLimit: env.TALLY_DUCKDB_WRITE_MEMORY_LIMIT || '256MB',
       duckdbIdleTrimSeconds: int('TALLY_DUCKDB_IDLE_TRIM_SECONDS', env.TALLY_DUCKDB_IDLE_TRIM_SECONDS, 30, 0, 86_400),
       statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
     },
@@ -201,7 +204,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   if (config.bootstrap.personalApiKey && !config.bootstrap.personalApiKey.startsWith('phx_')) {
     problems.push('TALLY_PERSONAL_API_KEY must start with phx_')
   }
-  for (const [name, size] of [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit]]) {
+  for (const [name, size] of [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit], ['TALLY_DUCKDB_WRITE_MEMORY_LIMIT', config.storage.duckdbWriteMemoryLimit]]) {
     if (!/^[1-9]\d*(kB|MB|GB)$/.test(size!)) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
   }
   if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {

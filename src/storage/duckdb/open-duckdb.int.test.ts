@@ -87,3 +87,48 @@ test('the file is written in row groups of 16,384 rows, and a reopened file has 
   const tables = (await again.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'events'`)).getRowObjects()
   assert.equal(tables[0]!.n, 1)
 })
+
+async function limitMiB(c: { runAndReadAll(sql: string): Promise<{ getRowObjects(): Record<string, unknown>[] }> }): Promise<number> {
+  const m = String((await c.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjects()[0]!.m)
+  return Math.round(parseFloat(m))
+}
+
+test('memory limit: the write limit while no query runs, the full one while a query runs and for the grace after it', async (t) => {
+  const db = await openDuckDb(':memory:', MIGRATIONS.duckdb, { memoryLimit: '512MB', writeMemoryLimit: '256MB', readGraceMs: 600 })
+  t.after(() => db.close())
+  const monitor = await db.connect({ monitoring: true })
+  const writer = await db.connect()
+  const reader = await db.connect({ reads: true })
+  // 512MB = 488 MiB, 256MB = 244 MiB (DuckDB shows MiB).
+  assert.ok(await until(async () => (await limitMiB(monitor)) === 244, 5000), 'lowered to the write limit when no query has run')
+  assert.equal(await limitMiB(writer), 244, 'a write runs under the write limit')
+  assert.equal(await limitMiB(reader), 488, 'a query runs under the full limit')
+  assert.equal(await limitMiB(monitor), 488, 'and it stays for the grace period')
+  assert.ok(await until(async () => (await limitMiB(monitor)) === 244, 5000), 'lowered again after the grace period')
+  // Queries at once, with writes between: each runs under the full limit.
+  const seen = await Promise.all([...Array(6)].map((_, i) => (i % 2 ? limitMiB(writer) : limitMiB(reader))))
+  assert.deepEqual(seen.filter((_, i) => i % 2 === 0), [488, 488, 488])
+})
+
+test('idle trim: rows not yet checkpointed are written out first, so the cache still drops below the trim limit', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-trim-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '512MB', idleTrimMs: 400 })
+  t.after(() => db.close())
+  const c = await db.connect()
+  await c.run('CREATE TABLE t (i BIGINT, s VARCHAR)')
+  // Commits smaller than a row group (larger ones go to the file at once), together under the
+  // checkpoint threshold: their rows stay in memory (IN_MEMORY_TABLE), as ingestion's do.
+  for (let k = 0; k < 100; k++) {
+    await c.run(`INSERT INTO t SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) FROM range(${k * 6_000}, ${(k + 1) * 6_000}) r(i)`)
+  }
+  const monitor = await db.connect({ monitoring: true })
+  const inMemory = async () =>
+    Number((await monitor.runAndReadAll(`SELECT sum(memory_usage_bytes)::DOUBLE AS b FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'`)).getRowObjects()[0]!.b ?? 0)
+  const total = async () => Number((await monitor.runAndReadAll(`SELECT sum(memory_usage_bytes)::DOUBLE AS b FROM duckdb_memory()`)).getRowObjects()[0]!.b ?? 0)
+  const before = await inMemory()
+  assert.ok(before > 32 * MB, `${(before / MB).toFixed(0)} MB of rows held in memory before the trim`)
+  assert.ok(await until(async () => (await total()) < 32 * MB, 8000), `still ${((await total()) / MB).toFixed(0)} MB after idling`)
+  const n = (await c.runAndReadAll('SELECT count(*)::INTEGER AS n FROM t')).getRowObjects()[0]!.n
+  assert.equal(n, 600_000)
+})
