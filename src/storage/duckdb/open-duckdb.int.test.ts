@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import { MIGRATIONS } from '../../app/create-adapters.ts'
-import { openDuckDb, type DuckDb } from './open-duckdb.ts'
+import { openDuckDb, type DuckDb, type DuckDbOptions } from './open-duckdb.ts'
 
 const MB = 1024 * 1024
 
@@ -12,6 +12,15 @@ async function tableCacheBytes(db: DuckDb): Promise<number> {
   const monitor = await db.connect({ monitoring: true })
   const rows = (await monitor.runAndReadAll(`SELECT memory_usage_bytes::DOUBLE AS b FROM duckdb_memory() WHERE tag = 'BASE_TABLE'`)).getRowObjects()
   return Number(rows[0]?.b ?? 0)
+}
+
+/** A DuckDB file in a temporary directory, opened as the app opens it; both go when the test ends. */
+async function fileDuckDb(t: TestContext, opts: DuckDbOptions): Promise<DuckDb> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, opts)
+  t.after(() => db.close())
+  return db
 }
 
 async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
@@ -24,10 +33,7 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
 }
 
 test('idle trim: cached table blocks are dropped once no statement has run for the idle time, and the limit is restored', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-trim-'))
-  t.after(() => rm(dir, { recursive: true, force: true }))
-  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '512MB', idleTrimMs: 400 })
-  t.after(() => db.close())
+  const db = await fileDuckDb(t, { memoryLimit: '512MB', idleTrimMs: 400 })
   const c = await db.connect()
   // Table blocks (incompressible text, well over 64 MB) written by a checkpoint, then read back by a scan: all cached.
   await c.run(`CREATE TABLE t AS SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) || md5((i * 13)::VARCHAR) AS s FROM range(1500000) r(i)`)
@@ -53,10 +59,7 @@ test('idle trim: cached table blocks are dropped once no statement has run for t
 })
 
 test('idle trim: off without an idle time', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-trim-'))
-  t.after(() => rm(dir, { recursive: true, force: true }))
-  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '512MB' })
-  t.after(() => db.close())
+  const db = await fileDuckDb(t, { memoryLimit: '512MB' })
   const c = await db.connect()
   await c.run(`CREATE TABLE t AS SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) || md5((i * 13)::VARCHAR) AS s FROM range(1500000) r(i)`)
   await c.run('CHECKPOINT')
@@ -111,10 +114,7 @@ test('memory limit: the write limit while no query runs, the full one while a qu
 })
 
 test('idle trim: rows not yet checkpointed are written out first, so the cache still drops below the trim limit', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-trim-'))
-  t.after(() => rm(dir, { recursive: true, force: true }))
-  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '512MB', idleTrimMs: 400 })
-  t.after(() => db.close())
+  const db = await fileDuckDb(t, { memoryLimit: '512MB', idleTrimMs: 400 })
   const c = await db.connect()
   await c.run('CREATE TABLE t (i BIGINT, s VARCHAR)')
   // Commits smaller than a row group (larger ones go to the file at once), together under the

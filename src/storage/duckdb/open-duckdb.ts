@@ -95,7 +95,9 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   const connection = await open()
   await runDuckDbMigrations(connection, migrationsDir)
   const others: DuckDBConnection[] = []
-  const memory = opts.memoryLimit ? memoryGovernor(await instance.connect(), opts.memoryLimit, opts) : null
+  // Without a lower write limit or an idle trim there is nothing to govern: statements go unwrapped.
+  const governs = opts.memoryLimit && ((opts.idleTrimMs ?? 0) > 0 || writeLimitOf(opts.memoryLimit, opts) !== opts.memoryLimit)
+  const memory = governs ? memoryGovernor(await instance.connect(), opts.memoryLimit!, opts) : null
   memory?.track(connection, 'write')
   return {
     connection,
@@ -127,7 +129,7 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
  * wait for it, so none runs under TRIM_LIMIT.
  */
 function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOptions) {
-  const writeLimit = opts.writeMemoryLimit && sizeBytes(opts.writeMemoryLimit) < sizeBytes(limit) ? opts.writeMemoryLimit : limit
+  const writeLimit = writeLimitOf(limit, opts)
   const idleMs = opts.idleTrimMs ?? 0
   const graceMs = opts.readGraceMs ?? READ_GRACE_MS
   let current = limit
@@ -222,6 +224,11 @@ function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOption
       own.closeSync()
     },
   }
+}
+
+/** The limit while only ingestion writes: `writeMemoryLimit` when it is lower than `limit`, else `limit`. */
+function writeLimitOf(limit: string, opts: DuckDbOptions): string {
+  return opts.writeMemoryLimit && sizeBytes(opts.writeMemoryLimit) < sizeBytes(limit) ? opts.writeMemoryLimit : limit
 }
 
 /** Bytes of a size as the configuration writes it (512MB, 64kB, 1GB). */
