@@ -80,7 +80,10 @@ export async function createAdapters(
     writeMemoryLimit: config.storage.duckdbWriteMemoryLimit,
     idleTrimMs: config.storage.duckdbIdleTrimSeconds * 1000,
   })
-  const events = await createDuckDbEventStore(duck, { stagingDir: path.join(dir, 'events', 'staging') })
+  const events = await createDuckDbEventStore(duck, {
+    stagingDir: path.join(dir, 'events', 'staging'),
+    dedupWindow: config.storage.dedupWindowEvents,
+  })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.connect({ reads: true }))
   const deadLetters = createDuckDbDeadLetterStore(await duck.connect())

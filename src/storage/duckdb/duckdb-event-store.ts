@@ -1,13 +1,23 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { EventStore, StoredEvent } from '../../ingestion/event-store.ts'
+import type { DuckDBConnection } from '@duckdb/node-api'
 import type { DuckDb } from './open-duckdb.ts'
 import { MATERIALIZED_COLUMNS, materializedExtractSql, materializedValuesSql } from './materialized-properties.ts'
+import { recentUuids, type RecentUuids } from './recent-uuids.ts'
 
 export interface DuckDbEventStoreOptions {
   /** A private directory for the batch file DuckDB reads (one file, rewritten per batch). */
   stagingDir: string
+  /**
+   * How many of the latest stored uuids a new event is deduplicated against, at least (up to twice
+   * this many; DEFAULT_DEDUP_WINDOW). Memory: 8-16 bytes per uuid of it (16.8 MB for a million).
+   */
+  dedupWindow?: number
 }
+
+/** At 3,000 events/s the last 5.5 minutes to 11 minutes; at 100 events/s 2.8 to 5.6 hours. */
+export const DEFAULT_DEDUP_WINDOW = 1_000_000
 
 /** DuckDB's CSV reader refuses longer lines unless told; most batches stay under it. */
 const DEFAULT_MAX_LINE_BYTES = 2_000_000
@@ -15,22 +25,43 @@ const DEFAULT_MAX_LINE_BYTES = 2_000_000
 /**
  * EventStore on embedded DuckDB. A batch is written to one tab-separated file (a JSON header, a
  * tab, the properties' JSON text, per line: JSON never holds a raw tab or newline) and DuckDB reads
- * it with `read_csv` and moves it with one `INSERT OR IGNORE`: the parsing, conversion and index
- * work run in C++ on DuckDB's threads, not on the JS thread. The uuid PRIMARY KEY makes an
- * already-stored uuid a no-op (idempotency); `DISTINCT ON` removes duplicates inside the batch.
+ * it with `read_csv` and moves it with one `INSERT`: the parsing, conversion and JSON
+ * work run in C++ on DuckDB's threads, not on the JS thread.
+ *
+ * Idempotency: an event whose uuid is among the latest `dedupWindow` (or more) stored ones is not
+ * stored again; `DISTINCT ON` removes duplicates inside the batch. That covers what repeats a uuid:
+ * the queue delivering a batch again after a failure or a restart, and SDKs resending a batch whose
+ * answer they did not get (seconds to minutes later). The table has no uuid key: a key is an index
+ * over every event ever stored, and with random (v4) uuids, which posthog-python sends, each insert
+ * touched all of it: the index had to stay in memory (~50 bytes per event) and the insert cost grew
+ * with the table, until at ~2.5M events inserts failed under the 256MB write limit (tmp probe in the
+ * commit). PostHog's own events table deduplicates only rows of the same day (ReplacingMergeTree).
+ * The recent uuids are a filter in memory (see recent-uuids.ts), rebuilt from the table at start;
+ * its hits are confirmed with one query over the window's part of the table.
  */
 export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreOptions): Promise<EventStore> {
   const c = db.connection
   await mkdir(opts.stagingDir, { recursive: true })
   const file = path.join(opts.stagingDir, 'batch.tsv')
   let buf = Buffer.allocUnsafe(1024 * 1024)
-  let chain: Promise<unknown> = Promise.resolve()
+  const window = opts.dedupWindow ?? DEFAULT_DEDUP_WINDOW
+  const recent = recentUuids(window)
+  // Filled before the first insert (which waits for it); a failed fill is tried again by the next insert.
+  let filled = false
+  // On a connection of its own: a statement on the same connection would end the streamed result.
+  const fillConnection = db.connect()
+  const fill = async () => {
+    await loadRecent(await fillConnection, recent, window)
+    filled = true
+  }
+  let chain: Promise<unknown> = fill().catch(() => undefined)
 
-  /** Encodes the batch into `buf` (grown as needed); returns its length and longest line in bytes. */
-  function encode(events: StoredEvent[]): { bytes: number; longest: number } {
+  /** Encodes the batch into `buf` (grown as needed), leaving out `skip`; returns its length and longest line in bytes. */
+  function encode(events: StoredEvent[], skip: ReadonlySet<string>): { bytes: number; longest: number } {
     let off = 0
     let longest = 0
     for (const e of events) {
+      if (skip.size > 0 && skip.has(e.uuid)) continue
       const header = JSON.stringify([
         wellFormed(e.uuid),
         e.projectId,
@@ -62,12 +93,15 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
 
   async function insert(events: StoredEvent[]): Promise<{ inserted: number }> {
     if (events.length === 0) return { inserted: 0 }
-    const { bytes, longest } = encode(events)
+    if (!filled) await fill()
+    const stored = await alreadyStored(events)
+    if (stored.size === events.length) return { inserted: 0 }
+    const { bytes, longest } = encode(events, stored)
     await writeFile(file, buf.subarray(0, bytes))
     const maxLine = Math.max(DEFAULT_MAX_LINE_BYTES, longest + 1)
     // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId, personProperties, group0..group4].
     // The materialized property columns are filled here, on DuckDB's threads (one JSON parse per row).
-    const r = await c.run(`INSERT OR IGNORE INTO events
+    const r = await c.run(`INSERT INTO events
       (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties,
        group_0, group_1, group_2, group_3, group_4, ${MATERIALIZED_COLUMNS.join(', ')})
       SELECT DISTINCT ON (uuid) * FROM (
@@ -78,7 +112,22 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
                 ${materializedExtractSql('p')} AS m
               FROM read_csv('${file.replace(/'/g, "''")}', delim = '\t', quote = '', escape = '', header = false,
                 auto_detect = false, max_line_size = ${maxLine}, columns = {'h': 'VARCHAR', 'p': 'VARCHAR'})))`)
+    for (const e of events) if (!stored.has(e.uuid)) recent.add(e.uuid, e.createdAt.getTime())
     return { inserted: Number(r.rowsChanged) }
+  }
+
+  /** The uuids of `events` the table already has within the window (confirmed: the filter only says maybe). */
+  async function alreadyStored(events: StoredEvent[]): Promise<Set<string>> {
+    const maybe: string[] = []
+    for (const e of events) if (recent.mayHave(e.uuid)) maybe.push(e.uuid)
+    if (maybe.length === 0) return new Set()
+    const list = maybe.map((u) => `'${u.replaceAll("'", "''")}'`).join(', ')
+    // created_at of every uuid in the filter is at least its earliest: the scan skips older row groups.
+    const found = await c.runAndReadAll(
+      `SELECT uuid::VARCHAR AS uuid FROM events WHERE created_at >= make_timestamptz($1::BIGINT * 1000) AND uuid IN (${list})`,
+      [recent.earliestMs()],
+    )
+    return new Set(found.getColumnsJS()[0] as string[] | undefined)
   }
 
   return {
@@ -94,6 +143,31 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
       await chain
       await rm(file, { force: true })
     },
+  }
+}
+
+/**
+ * Fills `recent` with the uuids of the `window` events stored last (by created_at, the time capture
+ * received them), in the order they were stored. Only the last day is looked at, so the scans skip
+ * older row groups: past a restart the window is then at least that day. The cut-off is found on the
+ * created_at column alone; the uuids are then streamed in table order, a chunk at a time, unsorted.
+ */
+async function loadRecent(c: DuckDBConnection, recent: RecentUuids, window: number): Promise<void> {
+  const cutoff = await c.runAndReadAll(
+    `SELECT epoch_ms(min(created_at))::BIGINT AS ms FROM (
+       SELECT created_at FROM events
+       WHERE created_at >= (SELECT max(created_at) FROM events) - INTERVAL 1 DAY
+       ORDER BY created_at DESC LIMIT ${window})`,
+  )
+  const ms = cutoff.getRowObjects()[0]?.ms
+  if (ms === null || ms === undefined) return
+  const result = await c.stream(
+    `SELECT uuid::VARCHAR, epoch_ms(created_at) FROM events WHERE created_at >= make_timestamptz($1::BIGINT * 1000)`,
+    [ms],
+  )
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    const [uuids, created] = chunk.getColumns() as [string[], bigint[]]
+    for (let i = 0; i < uuids.length; i++) recent.add(uuids[i]!, Number(created[i]))
   }
 }
 
