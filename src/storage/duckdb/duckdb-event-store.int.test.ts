@@ -51,6 +51,8 @@ test('a uuid stored before a restart is not stored again after it', async (t) =>
   assert.equal(await countOf(again.db, uuidAt(1)), 1)
   assert.equal(await countOf(again.db, uuidAt(2)), 1)
   assert.equal(await countOf(again.db, uuidAt(3)), 1)
+  // A batch of nothing but stored uuids, one twice.
+  assert.deepEqual(await again.store.insertBatch([event(1), event(1), event(3)]), { inserted: 0 })
 })
 
 test('the window: a uuid among the latest stored ones is not stored again; an older one is', async (t) => {

@@ -34,8 +34,8 @@ const DEFAULT_MAX_LINE_BYTES = 2_000_000
  * answer they did not get (seconds to minutes later). The table has no uuid key: a key is an index
  * over every event ever stored, and with random (v4) uuids, which posthog-python sends, each insert
  * touched all of it: the index had to stay in memory (~50 bytes per event) and the insert cost grew
- * with the table, until at ~2.5M events inserts failed under the 256MB write limit (tmp probe in the
- * commit). PostHog's own events table deduplicates only rows of the same day (ReplacingMergeTree).
+ * with the table, until at ~3M events inserts failed under the 256MB write limit
+ * (bench/duckdb-insert.ts, `keyed` with UUIDS=v4). PostHog's own events table deduplicates only rows of the same day (ReplacingMergeTree).
  * The recent uuids are a filter in memory (see recent-uuids.ts), rebuilt from the table at start;
  * its hits are confirmed with one query over the window's part of the table.
  */
@@ -95,8 +95,8 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
     if (events.length === 0) return { inserted: 0 }
     if (!filled) await fill()
     const stored = await alreadyStored(events)
-    if (stored.size === events.length) return { inserted: 0 }
     const { bytes, longest } = encode(events, stored)
+    if (bytes === 0) return { inserted: 0 }
     await writeFile(file, buf.subarray(0, bytes))
     const maxLine = Math.max(DEFAULT_MAX_LINE_BYTES, longest + 1)
     // Header: [uuid, projectId, event, distinctId, timestampMs, createdAtMs, elementsChain, personId, personProperties, group0..group4].
