@@ -132,9 +132,10 @@ async function main() {
 
   await stopServer(tally)
   const duck = await openDuckDb(path.join(dataDir, 'events', 'events.duckdb'), MIGRATIONS.duckdb)
-  const counts = (await duck.connection.runAndReadAll(`SELECT count(*) AS n, count(*) FILTER (WHERE person_id IS NULL) AS personless FROM events WHERE event <> 'sentinel'`)).getRowObjects()[0]!
+  const counts = (await duck.connection.runAndReadAll(`SELECT count(*) AS n, count(*) - count(DISTINCT uuid) AS duplicates, count(*) FILTER (WHERE person_id IS NULL) AS personless FROM events WHERE event <> 'sentinel'`)).getRowObjects()[0]!
   const stored = Number(counts.n)
   const personless = Number(counts.personless)
+  const duplicates = Number(counts.duplicates)
   await duck.close()
   await rm(dataDir, { recursive: true, force: true })
 
@@ -166,6 +167,7 @@ async function main() {
   // (requests answered 200 after the cut); fewer stored than accepted would be a loss.
   const accepted = batchEvents + personsEvents + singleEvents
   row('stored events without a person_id', `${personless}${personless === 0 ? '' : ' (every benchmark event should have one)'}`)
+  row('events stored twice (same uuid)', `${duplicates}`)
   row('events stored vs accepted', `${stored} / ${accepted}${stored >= accepted ? ' (none lost)' : ' (LOST EVENTS)'}`)
 }
 
