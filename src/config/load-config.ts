@@ -19,6 +19,7 @@ export interface Config {
     readonly duckdbWriteMemoryLimit: string
     /** Seconds without a DuckDB statement after which its cached blocks are dropped (0: never). */
     readonly duckdbIdleTrimSeconds: number
+    /** An event whose uuid is among this many (to twice as many) of the latest stored is not stored again. */
     readonly dedupWindowEvents: number
     /** Without `metadataUrl`: embedded PostgreSQL's `shared_buffers` (its page cache inside Tally's memory). */
     readonly pgliteSharedBuffers: string
@@ -146,8 +147,8 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       duckdbMemoryLimit: env.TALLY_DUCKDB_MEMORY_LIMIT || '512MB',
       duckdbWriteMemoryLimit: env.TALLY_DUCKDB_WRITE_MEMORY_LIMIT || '256MB',
       duckdbIdleTrimSeconds: int('TALLY_DUCKDB_IDLE_TRIM_SECONDS', env.TALLY_DUCKDB_IDLE_TRIM_SECONDS, 30, 0, 86_400),
-      // A new event whose uuid is among this many (to twice as many) of the latest stored is not stored again.
-      dedupWindowEvents: int('TALLY_DEDUP_WINDOW_EVENTS', env.TALLY_DEDUP_WINDOW_EVENTS, 1_000_000, 1, 100_000_000),
+      // 16.8 MB of filter per million; at most 20M (~540 MB).
+      dedupWindowEvents: int('TALLY_DEDUP_WINDOW_EVENTS', env.TALLY_DEDUP_WINDOW_EVENTS, 1_000_000, 1, 20_000_000),
       statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
     },
     bootstrap: {

@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib'
 import LZString from 'lz-string'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { aBrowserEvent, waitForEvents } from '../helpers/capture-helpers.ts'
+import { loadConfig } from '../../src/config/load-config.ts'
 
 const PATHS = ['/e', '/i/v0/e', '/capture', '/batch', '/track', '/engage']
 const json = (v: unknown) => Buffer.from(JSON.stringify(v))
@@ -130,4 +131,24 @@ test('the same uuid sent twice is stored once', async (t) => {
   const dups = await waitForEvents(app, 1, { event: 'dup' })
   assert.equal(dups.length, 1)
   assert.equal(dups[0]!.id, uuid)
+})
+
+test('TALLY_DEDUP_WINDOW_EVENTS: a uuid resent after that many later events is stored again', async (t) => {
+  // Two generations of two: once five more events are stored, the first uuid has left the window.
+  const app = await buildTestApp(t, { env: { TALLY_DEDUP_WINDOW_EVENTS: '2' } })
+  const uuid = crypto.randomUUID()
+  const first = { api_key: app.projectKey, batch: [{ event: 'dup', distinct_id: 'u', uuid }] }
+  const marker = async (n: number) => {
+    assert.equal((await post(app, { api_key: app.projectKey, batch: [{ event: 'other', distinct_id: 'u' }] })).statusCode, 200)
+    await waitForEvents(app, n, { event: 'other' })
+  }
+  assert.equal((await post(app, first)).statusCode, 200)
+  assert.equal((await post(app, first)).statusCode, 200)
+  for (let i = 1; i <= 5; i++) await marker(i)
+  // The worker stores in order: the resend inside the window was processed before the markers.
+  assert.equal((await waitForEvents(app, 1, { event: 'dup' })).length, 1, 'inside the window: stored once')
+  assert.equal((await post(app, first)).statusCode, 200)
+  await marker(6)
+  assert.deepEqual((await waitForEvents(app, 1, { event: 'dup' })).map((e) => e.id), [uuid, uuid], 'after it: stored again')
+  assert.throws(() => loadConfig({}, { TALLY_DEDUP_WINDOW_EVENTS: '0' }), /TALLY_DEDUP_WINDOW_EVENTS/)
 })
