@@ -74,3 +74,31 @@ test('dead letters: tally dlq list and replay work on a stopped server\'s data d
   assert.match(cli('list').stdout, /\treplayed \d{4}-/)
   assert.equal(cli('replay').stdout.trim().split(' ')[0], '0')
 })
+
+test('an event too large for DuckDB\'s memory limit is dead-lettered after a few tries; the events around it are stored', async (t) => {
+  // Capture takes bodies up to 20 MB; under a 96MB limit one event of 12 MB cannot be inserted even alone.
+  const app = await buildTestApp(t, {
+    env: { TALLY_DUCKDB_MEMORY_LIMIT: '96MB', TALLY_DUCKDB_WRITE_MEMORY_LIMIT: '96MB', TALLY_INGEST_RETRY_MIN_MS: '10', TALLY_INGEST_RETRY_MAX_MS: '50' },
+  })
+  const api = privateApi(app)
+  const huge = randomUUID()
+  const others = [randomUUID(), randomUUID()]
+  const batch = [
+    { uuid: others[0], event: 'e', distinct_id: 'u' },
+    { uuid: huge, event: 'e', distinct_id: 'u', properties: { $current_url: 'y'.repeat(12_000_000) } },
+    { uuid: others[1], event: 'e', distinct_id: 'u' },
+  ]
+  assert.equal((await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })).statusCode, 200)
+  type Letters = { count: number; results: Array<{ uuid: string; error: string }> }
+  const letters = await eventually(async () => {
+    const body = (await api.get('/dead_letters/')).json() as Letters
+    return body.count > 0 ? body : null
+  })
+  assert.deepEqual(letters.results.map((l) => l.uuid), [huge])
+  assert.match(letters.results[0]!.error, /event too large for DuckDB's memory limit/)
+  const stored = await eventually(async () => {
+    const events = await readAllEvents(app)
+    return events.length === 2 && events
+  })
+  assert.deepEqual(stored.map((e) => e.id).sort(), [...others].sort())
+})

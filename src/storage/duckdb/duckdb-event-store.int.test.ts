@@ -110,3 +110,35 @@ test('an events file from before 0007 keeps its rows and order, and loses the uu
   // What the old file held is deduplicated against after the upgrade.
   assert.deepEqual(await now.store.insertBatch([event(1), event(3000), event(3001)]), { inserted: 1 })
 })
+
+test('a batch too large for the memory limit is stored in parts, each event once', async (t) => {
+  const dir = await tempDir(t)
+  // 10,000 events of 2 KB need more than 192 MB in one insert; 96MB fits about a thousand at a time.
+  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '96MB' })
+  const store = await createDuckDbEventStore(db, { stagingDir: path.join(dir, 'staging') })
+  const big = 'x'.repeat(2000)
+  const events = Array.from({ length: 10_000 }, (_, i) => event(i + 1, { properties: JSON.stringify({ $current_url: big, i }) }))
+  // Two copies of one event land in different halves.
+  events.push(event(5))
+  assert.deepEqual(await store.insertBatch(events), { inserted: 10_000 })
+  const r = await db.connection.runAndReadAll('SELECT count(*)::INTEGER AS n, count(DISTINCT uuid)::INTEGER AS d FROM events')
+  assert.deepEqual(r.getRowObjects()[0], { n: 10_000, d: 10_000 })
+  // Closed here, before the directory goes (t.after hooks run in the order they were added).
+  await store.close()
+  await db.close()
+})
+
+test("one event too large for the memory limit fails as neither the store's fault nor surely the data's", async (t) => {
+  const dir = await tempDir(t)
+  const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: '96MB' })
+  const store = await createDuckDbEventStore(db, { stagingDir: path.join(dir, 'staging') })
+  const huge = event(1, { properties: JSON.stringify({ $current_url: 'y'.repeat(19_000_000) }) })
+  const err = await store.insertBatch([event(2), huge]).then(() => null, (e: unknown) => e as Error & { transient?: unknown })
+  assert.ok(err, 'the insert fails')
+  assert.match(err.message, /^event too large for DuckDB's memory limit/)
+  // Not transient (retried forever, ingestion blocked), not false (a conversion error): the pipeline isolates it after a few tries.
+  assert.equal(err.transient, null)
+  assert.equal(await countOf(db, uuidAt(2)), 1, "the half before it is stored")
+  await store.close()
+  await db.close()
+})

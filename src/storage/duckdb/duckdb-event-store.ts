@@ -111,7 +111,7 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
         FROM (SELECT json_extract_string(h, ['$[0]', '$[1]', '$[2]', '$[3]', '$[4]', '$[5]', '$[6]', '$[7]', '$[8]', '$[9]', '$[10]', '$[11]', '$[12]', '$[13]']) AS x, p,
                 ${materializedExtractSql('p')} AS m
               FROM read_csv('${file.replace(/'/g, "''")}', delim = '\t', quote = '', escape = '', header = false,
-                auto_detect = false, max_line_size = ${maxLine}, columns = {'h': 'VARCHAR', 'p': 'VARCHAR'})))`)
+                auto_detect = false, max_line_size = ${maxLine}, buffer_size = ${maxLine * 2}, columns = {'h': 'VARCHAR', 'p': 'VARCHAR'})))`)
     for (const e of events) if (!stored.has(e.uuid)) recent.add(e.uuid, e.createdAt.getTime())
     return { inserted: Number(r.rowsChanged) }
   }
@@ -130,10 +130,35 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
     return new Set(found.getColumnsJS()[0] as string[] | undefined)
   }
 
+  /**
+   * `insert`, in halves when DuckDB runs out of memory: an insert's working memory grows with its rows
+   * (1,000 events of 2 KB need ~64 MB, 10,000 more than 192 MB), so a micro-batch too large for the
+   * memory limit would otherwise fail on every delivery and block ingestion. Halves already stored
+   * are not stored again when the rest fails and the batch comes back (the window above). One event
+   * that does not fit alone (capture takes bodies up to 20 MB: a 19 MB event failed under 256MB) is
+   * failed as neither the store's fault nor surely the data's: the pipeline retries it a few times,
+   * then dead-letters it (replayable), instead of retrying it forever.
+   */
+  async function insertFitting(events: StoredEvent[]): Promise<{ inserted: number }> {
+    try {
+      return await insert(events)
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('Out of Memory Error')) throw err
+      if (events.length < 2) {
+        const first = err.message.split('\n')[0]!.slice('Out of Memory Error: '.length)
+        throw Object.assign(new Error(`event too large for DuckDB's memory limit (${first})`), { transient: null })
+      }
+      const half = events.length >>> 1
+      const first = await insertFitting(events.slice(0, half))
+      const second = await insertFitting(events.slice(half))
+      return { inserted: first.inserted + second.inserted }
+    }
+  }
+
   return {
     // One connection and one batch file: batches are serialised.
     insertBatch(events) {
-      const run = chain.then(() => insert(events)).catch((err: unknown) => {
+      const run = chain.then(() => insertFitting(events)).catch((err: unknown) => {
         throw markTransience(err)
       })
       chain = run.catch(() => undefined)
@@ -180,7 +205,7 @@ async function loadRecent(c: DuckDBConnection, recent: RecentUuids, window: numb
  * (ENOSPC, EIO...): the store's.
  */
 function markTransience(err: unknown): unknown {
-  if (!(err instanceof Error)) return err
+  if (!(err instanceof Error) || 'transient' in err) return err
   const message = err.message
   const code = (err as { code?: unknown }).code
   let transient: boolean | null = null
