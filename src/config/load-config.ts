@@ -145,7 +145,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       queueMaxBacklogBytes: int('TALLY_QUEUE_MAX_BACKLOG_BYTES', env.TALLY_QUEUE_MAX_BACKLOG_BYTES, 2 * 1024 ** 3, 1024),
       pgliteSharedBuffers: env.TALLY_PGLITE_SHARED_BUFFERS || '32MB',
       duckdbMemoryLimit: env.TALLY_DUCKDB_MEMORY_LIMIT || '512MB',
-      duckdbWriteMemoryLimit: env.TALLY_DUCKDB_WRITE_MEMORY_LIMIT || '256MB',
+      duckdbWriteMemoryLimit: env.TALLY_DUCKDB_WRITE_MEMORY_LIMIT || '128MB',
       duckdbIdleTrimSeconds: int('TALLY_DUCKDB_IDLE_TRIM_SECONDS', env.TALLY_DUCKDB_IDLE_TRIM_SECONDS, 30, 0, 86_400),
       // 16.8 MB of filter per million; at most 20M (~540 MB).
       dedupWindowEvents: int('TALLY_DEDUP_WINDOW_EVENTS', env.TALLY_DEDUP_WINDOW_EVENTS, 1_000_000, 1, 20_000_000),

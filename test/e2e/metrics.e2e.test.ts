@@ -56,7 +56,7 @@ test("metrics: the embedded stores' memory; PGlite's shared_buffers and DuckDB's
   assert.equal(loadConfig({}, {}).storage.pgliteSharedBuffers, '32MB')
   assert.throws(() => loadConfig({}, { TALLY_PGLITE_SHARED_BUFFERS: '32 MB' }), /TALLY_PGLITE_SHARED_BUFFERS must be a size/)
   assert.throws(() => loadConfig({}, { TALLY_DUCKDB_MEMORY_LIMIT: '1TB' }), /TALLY_DUCKDB_MEMORY_LIMIT must be a size/)
-  assert.equal(loadConfig({}, {}).storage.duckdbWriteMemoryLimit, '256MB')
+  assert.equal(loadConfig({}, {}).storage.duckdbWriteMemoryLimit, '128MB')
   assert.throws(() => loadConfig({}, { TALLY_DUCKDB_WRITE_MEMORY_LIMIT: '0MB' }), /TALLY_DUCKDB_WRITE_MEMORY_LIMIT must be a size/)
   const duck = await openDuckDb(':memory:', MIGRATIONS.duckdb, { memoryLimit: loadConfig({}, {}).storage.duckdbMemoryLimit })
   t.after(() => duck.close())

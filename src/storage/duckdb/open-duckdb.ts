@@ -30,10 +30,9 @@ export interface DuckDbOptions {
    * it back, so the blocks DuckDB keeps cached up to its limit serve nobody; queries, which sort,
    * join and aggregate, are what a larger limit is for (bench:query, 10M events: the funnel costs
    * 32 % more CPU under 256MB than under 512MB). Measured under a steady 3,000 events/s (bench:soak,
-   * 3 minutes): peak RSS 949 MB with 512MB, 724 MB with 256MB. 128MB (567 MB) was measured and not
-   * taken: an insert's own working memory is over 60 MB even for 1,000 small events, and at a
-   * saturated bench:ingest one insert failed with Out of Memory (retried, 875 ms blocked). Off when
-   * absent or not lower.
+   * 3 minutes): peak RSS 949 MB with 512MB, 724 MB with 256MB; since inserts need little memory
+   * (duckdb-event-store.ts: 10,000 events of 2 KB under 32MB), 128MB: the 10-minute soak's peak
+   * 734 -> 603 MB. Off when absent or not lower.
    */
   writeMemoryLimit?: string
   /**
