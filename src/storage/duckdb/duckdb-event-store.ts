@@ -19,7 +19,11 @@ export interface DuckDbEventStoreOptions {
 /** At 3,000 events/s the last 5.5 minutes to 11 minutes; at 100 events/s 2.8 to 5.6 hours. */
 export const DEFAULT_DEDUP_WINDOW = 1_000_000
 
-/** DuckDB's CSV reader refuses longer lines unless told; most batches stay under it. */
+/**
+ * DuckDB's CSV reader refuses longer lines unless told; most batches stay under it. Its buffer is
+ * given as twice the line size: by default it is 16 times that, 32 MB allocated per insert, which
+ * with the JSON work made an insert of 10,000 events of 2 KB need more than 192 MB of DuckDB's memory.
+ */
 const DEFAULT_MAX_LINE_BYTES = 2_000_000
 
 /**
@@ -132,10 +136,11 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
 
   /**
    * `insert`, in halves when DuckDB runs out of memory: an insert's working memory grows with its rows
-   * (1,000 events of 2 KB need ~64 MB, 10,000 more than 192 MB), so a micro-batch too large for the
-   * memory limit would otherwise fail on every delivery and block ingestion. Halves already stored
+   * and its longest line (10,000 events of 2 KB fit under 32MB; one event of 19 MB needs more than
+   * 256MB), so a micro-batch too large for the memory limit would otherwise fail on every delivery
+   * and block ingestion. Halves already stored
    * are not stored again when the rest fails and the batch comes back (the window above). One event
-   * that does not fit alone (capture takes bodies up to 20 MB: a 19 MB event failed under 256MB) is
+   * that does not fit alone (capture takes bodies up to 20 MB) is
    * failed as neither the store's fault nor surely the data's: the pipeline retries it a few times,
    * then dead-letters it (replayable), instead of retrying it forever.
    */
