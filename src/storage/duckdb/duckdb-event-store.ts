@@ -39,8 +39,8 @@ const DEFAULT_MAX_LINE_BYTES = 2_000_000
  * over every event ever stored, and with random (v4) uuids, which posthog-python sends, each insert
  * touched all of it: the index had to stay in memory (~50 bytes per event) and the insert cost grew
  * with the table, until at ~3M events inserts failed under the 256MB write limit
- * (bench/duckdb-insert.ts, `keyed` with UUIDS=v4). PostHog's own events table deduplicates only rows of the same day (ReplacingMergeTree).
- * The recent uuids are a filter in memory (see recent-uuids.ts), rebuilt from the table at start;
+ * (bench/duckdb-insert.ts, `keyed` with UUIDS=v4). PostHog's own events table deduplicates only
+ * rows of the same day (ReplacingMergeTree). The recent uuids are a filter in memory (see recent-uuids.ts), rebuilt from the table at start;
  * its hits are confirmed with one query over the window's part of the table.
  */
 export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreOptions): Promise<EventStore> {
