@@ -33,6 +33,11 @@ export interface Config {
    * to dead-letter the events at fault (store and disk failures are retried whole, without limit).
    */
   readonly ingestion: {
+    /**
+     * The linger: a micro-batch goes to the pipeline once it holds `maxBatchEvents` or its first event
+     * has waited this long. Every micro-batch costs a few ms of CPU whatever its size (the persons
+     * step's statements, DuckDB's insert), so at low rates the batch count sets the CPU.
+     */
     readonly flushIntervalMs: number
     readonly maxBatchEvents: number
     readonly retryMinMs: number
@@ -156,7 +161,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       personalApiKey: env.TALLY_PERSONAL_API_KEY || null,
     },
     ingestion: {
-      flushIntervalMs: int('TALLY_FLUSH_INTERVAL_MS', env.TALLY_FLUSH_INTERVAL_MS, 5, 0, 10_000),
+      flushIntervalMs: int('TALLY_FLUSH_INTERVAL_MS', env.TALLY_FLUSH_INTERVAL_MS, 250, 0, 10_000),
       maxBatchEvents: int('TALLY_MAX_BATCH_EVENTS', env.TALLY_MAX_BATCH_EVENTS, 10_000, 1),
       retryMinMs: int('TALLY_INGEST_RETRY_MIN_MS', env.TALLY_INGEST_RETRY_MIN_MS, 250, 1, 600_000),
       retryMaxMs: int('TALLY_INGEST_RETRY_MAX_MS', env.TALLY_INGEST_RETRY_MAX_MS, 30_000, 1, 3_600_000),

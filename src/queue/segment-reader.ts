@@ -33,9 +33,11 @@ type Batch = { messages: string[]; end: LogPosition }
 /**
  * The consumer side of the segment log. It hands out what was just made durable from memory (the
  * tail), or reads the segment files when it has fallen behind the tail, after a restart or after a
- * failed batch; in batches of at most `maxBatch`, waiting up to `maxWaitMs` for one to fill. A
- * failed batch is delivered again from the acknowledged position after a backoff, with its attempt
- * number. Acknowledging records the position and deletes the segments wholly before it.
+ * failed batch; in batches of at most `maxBatch`. A batch is handed out once it is full or its oldest
+ * message has waited `maxWaitMs` since it became durable (the linger: every batch costs its handler a
+ * fixed amount, which at low rates is most of the cost). Redeliveries, and a reader behind by more
+ * than it can hand out at once, do not wait. A failed batch is delivered again from the acknowledged
+ * position after a backoff, with its attempt number. Acknowledging records the position and deletes the segments wholly before it.
  */
 export class SegmentReader {
   acked = 0
@@ -47,9 +49,15 @@ export class SegmentReader {
   private carry: { records: string[]; ends: LogPosition[] } = { records: [], ends: [] }
   private readonly tail: MessageTail
   private wakeUp: (() => void) | null = null
+  /** A wake came while no wait was under way (the consumer was reading or counting). */
+  private woken = false
   /** Ends the backoff pause after a failed batch (only stopping does, not new data). */
   private wakeBackoff: (() => void) | null = null
   private stopping = false
+  /** When the oldest unread message became durable (null: nothing unread, or a redelivery). */
+  private unreadSince: number | null = null
+  /** drain() calls under way: no batch lingers meanwhile. */
+  private draining = 0
   private consumerDone: Promise<void> | null = null
   private readonly drainWaiters = new Set<() => void>()
 
@@ -80,9 +88,16 @@ export class SegmentReader {
 
   /** The writer's `onDurable`: wakes a consumer waiting for data. */
   notify(): void {
+    this.unreadSince ??= performance.now()
+    this.wake()
+  }
+
+  /** Ends a wait for data (or a linger) early; with none under way, the next wait returns at once. */
+  private wake(): void {
     const w = this.wakeUp
     this.wakeUp = null
-    w?.()
+    if (w) w()
+    else this.woken = true
   }
 
   consume(handler: BatchHandler, o: ConsumeOptions): void {
@@ -96,18 +111,21 @@ export class SegmentReader {
     let done!: () => void
     const drained = new Promise<boolean>((resolve) => (done = () => resolve(true)))
     this.drainWaiters.add(done)
+    this.draining++
+    this.wake()
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))
     const ok = await Promise.race([drained, timeout])
     clearTimeout(timer)
     this.drainWaiters.delete(done)
+    this.draining--
     return ok
   }
 
   /** Stops the consumer after its in-flight batch and closes the open segment. */
   async stop(): Promise<void> {
     this.stopping = true
-    this.notify()
+    this.wake()
     this.wakeBackoff?.()
     await this.consumerDone
     await this.readFd?.fd.close()
@@ -151,6 +169,7 @@ export class SegmentReader {
   /** Back to the acknowledged position, reading from the files. */
   private async rewind(): Promise<void> {
     this.read = { ...this.ackPos }
+    this.unreadSince = null
     this.carry = { records: [], ends: [] }
     this.tail.drop()
     if (this.readFd) {
@@ -168,27 +187,52 @@ export class SegmentReader {
       if (this.stopping) return null
       await this.waitForData()
     }
-    const { carry, tail } = this
-    if (carry.records.length < maxBatch && maxWaitMs > 0 && !this.stopping) {
-      const durable = this.opts.log.durable()
-      const unreadBytes = this.read.seg === durable.seg ? durable.off - this.read.off : Infinity
-      if (carry.records.length === 0 && tail.count < maxBatch && unreadBytes < 1024 * 1024) await this.waitForData(maxWaitMs)
+    await this.linger(maxBatch, maxWaitMs)
+    const batch = await this.take(maxBatch)
+    if (!this.hasUnread()) this.unreadSince = null
+    return batch
+  }
+
+  /** Waits until `maxBatch` messages are ready or the oldest unread one has waited `maxWaitMs`. */
+  private async linger(maxBatch: number, maxWaitMs: number): Promise<void> {
+    const since = this.unreadSince
+    if (since === null || maxWaitMs <= 0) return
+    while (!this.stopping && this.draining === 0 && (await this.ready(maxBatch)) < maxBatch) {
+      const left = since + maxWaitMs - performance.now()
+      if (left <= 0) return
+      await this.waitForData(left)
     }
+  }
+
+  /** How many messages (up to `maxBatch`) could be handed out now: the tail's, or what the files hold. */
+  private async ready(maxBatch: number): Promise<number> {
+    if (this.tail.live) return this.tail.count
+    await this.fillCarryUpTo(maxBatch)
+    return this.carry.records.length
+  }
+
+  private async take(maxBatch: number): Promise<Batch | null> {
+    const { tail } = this
     if (tail.live && tail.count > 0) {
       const batch = tail.take(maxBatch, this.read)
       this.read = batch.end
       return batch
     }
-    while (this.carry.records.length < maxBatch && comparePositions(this.read, this.opts.log.durable()) < 0) {
-      const before = this.carry.records.length
-      await this.fillCarry()
-      if (this.carry.records.length === before && comparePositions(this.read, this.opts.log.durable()) >= 0) break
-    }
+    await this.fillCarryUpTo(maxBatch)
     const n = Math.min(maxBatch, this.carry.records.length)
     if (n === 0) return null
     const messages = this.carry.records.splice(0, n)
     const ends = this.carry.ends.splice(0, n)
     return { messages, end: ends[n - 1]! }
+  }
+
+  /** Reads the files until `maxBatch` records are carried or nothing durable is left unread. */
+  private async fillCarryUpTo(maxBatch: number): Promise<void> {
+    while (this.carry.records.length < maxBatch && comparePositions(this.read, this.opts.log.durable()) < 0) {
+      const before = this.carry.records.length
+      await this.fillCarry()
+      if (this.carry.records.length === before && comparePositions(this.read, this.opts.log.durable()) >= 0) break
+    }
   }
 
   /** Reads the next records of the current segment (moving to the next one when it is done). */
@@ -233,6 +277,10 @@ export class SegmentReader {
   }
 
   private waitForData(ms?: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false
+      return Promise.resolve()
+    }
     return new Promise((resolve) => {
       const timer = ms === undefined ? null : setTimeout(resolve, ms)
       this.wakeUp = () => {

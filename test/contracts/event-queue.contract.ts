@@ -9,7 +9,7 @@ import type { EventQueue } from '../../src/queue/event-queue.ts'
 export type OpenQueue = (location: string) => Promise<EventQueue>
 
 /** Collects delivered batches until `count` messages have arrived. */
-function collect(queue: EventQueue, count: number, opts: { maxBatch?: number; failFirst?: number } = {}) {
+function collect(queue: EventQueue, count: number, opts: { maxBatch?: number; maxWaitMs?: number; failFirst?: number } = {}) {
   const batches: string[][] = []
   let failuresLeft = opts.failFirst ?? 0
   let seen = 0
@@ -25,7 +25,7 @@ function collect(queue: EventQueue, count: number, opts: { maxBatch?: number; fa
       seen += messages.length
       if (seen >= count) done()
     },
-    { maxBatch: opts.maxBatch ?? 1000, maxWaitMs: 1, retryDelayMs: 5 },
+    { maxBatch: opts.maxBatch ?? 1000, maxWaitMs: opts.maxWaitMs ?? 1, retryDelayMs: 5 },
   )
   return { batches, finished }
 }
@@ -119,5 +119,36 @@ export function eventQueueContract(name: string, open: OpenQueue, newLocation: (
     const { batches, finished } = collect(queue, 3)
     await finished
     assert.deepEqual(batches.flat(), sent)
+  })
+
+  test(`${name}: a batch waits for more messages until it is full or maxWaitMs has passed since its first`, async (t) => {
+    const queue = await open(await newLocation())
+    t.after(() => queue.close())
+    // Lingering: three publishes far apart (for a queue) make one batch of three, not three batches.
+    const full = collect(queue, 3, { maxBatch: 3, maxWaitMs: 600_000 })
+    for (const m of ['l-0', 'l-1', 'l-2']) {
+      await queue.publish([m])
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    await full.finished
+    assert.deepEqual(full.batches, [['l-0', 'l-1', 'l-2']])
+  })
+
+  test(`${name}: a batch that does not fill is handed out once its first message has waited maxWaitMs`, async (t) => {
+    const queue = await open(await newLocation())
+    t.after(() => queue.close())
+    const { batches, finished } = collect(queue, 1, { maxBatch: 1000, maxWaitMs: 30 })
+    await queue.publish(['alone'])
+    await finished
+    assert.deepEqual(batches, [['alone']])
+  })
+
+  test(`${name}: drain does not wait for a lingering batch to fill`, async (t) => {
+    const queue = await open(await newLocation())
+    t.after(() => queue.close())
+    const { batches } = collect(queue, 1, { maxBatch: 1000, maxWaitMs: 600_000 })
+    await queue.publish(['draining'])
+    assert.equal(await queue.drain(5000), true)
+    assert.deepEqual(batches, [['draining']])
   })
 }

@@ -183,7 +183,9 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
     const first = startChild(dataDir, { ...keys, ...extra, TALLY_CRASH_AT: s.point })
     const url = await first.ready
     assert.ok(url, `server died before it was ready:\n${first.output()}`)
-    acked = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, 40)
+    // Rounds take a few ms each and micro-batches linger (TALLY_FLUSH_INTERVAL_MS): enough rounds
+    // for several batches, so a point armed for the second one is reached; the crash ends them early.
+    acked = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, 400)
     if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGTERM')
     await killed(first, `${s.point} (accepting)`)
   } else {
