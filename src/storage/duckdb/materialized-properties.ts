@@ -43,11 +43,16 @@ export function materializedExtractSql(properties: string): string {
   return `{'v': json_extract_string(${properties}, ${pointers}), 't': json_type(${properties}, ${pointers})}`
 }
 
-/** SQL: each of `MATERIALIZED_COLUMNS`' values from `materializedExtractSql`'s struct. */
+/**
+ * SQL: each of `MATERIALIZED_COLUMNS`' values from `materializedExtractSql`'s struct. The bits of
+ * `mat_nonstring` come from one lambda over the types rather than a CASE per key: DuckDB sets up
+ * every expression of a statement whatever its row count, and the eight CASEs made a one-event
+ * insert cost ~2.9 ms of CPU against ~1.1 (tmp probe, one row through read_csv).
+ */
 export function materializedValuesSql(m: string): string[] {
   const keys = [...MATERIALIZED_PROPERTIES.keys()]
-  const nonString = keys.map((_, i) => `(CASE WHEN ${m}.t[${i + 1}] NOT IN ('VARCHAR', 'NULL') THEN ${2 ** i} ELSE 0 END)`)
-  return [...keys.map((_, i) => `${m}.v[${i + 1}]`), `CAST(${nonString.join(' | ')} AS UTINYINT)`]
+  const nonString = `list_sum(list_transform(${m}.t, lambda t, i: CASE WHEN t NOT IN ('VARCHAR', 'NULL') THEN 1 << (i - 1) ELSE 0 END))`
+  return [...keys.map((_, i) => `${m}.v[${i + 1}]`), `CAST(${nonString} AS UTINYINT)`]
 }
 
 /** SQL: the materialized value of `key` when it is a JSON string, else NULL (`alias.` prefixed when given). */
