@@ -5,7 +5,7 @@
 // the process's RSS (/proc) and what /_metrics says of its parts (V8 heap, DuckDB's buffer manager,
 // PGlite's memory, the queue backlog, the ingestion lag); it prints each minute's low and high points, the
 // last minutes' low points against the middle ones' (a plateau or a climb), the idle RSS afterwards and
-// whether every accepted event was stored. Not a test: it prints.
+// whether every accepted event was stored, and the CPU the process used under the load. Not a test: it prints.
 // SOAK_BATCH_RPS (default 30 requests/s = 3,000 events/s) and SOAK_DECIDE_RPS (default 300) set the rates;
 // SOAK_SAMPLE_MS the sampling period, SOAK_TRACE=1 prints every sample, SOAK_NODE_ARGS adds Node flags to
 // the server (e.g. --trace-gc), BENCH_SERVER_LOG=<file> keeps the server's output.
@@ -18,7 +18,7 @@ import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { gzipBatchBody } from './ingest-payloads.ts'
 import { pacedLoad, type PacedRun } from './paced-load.ts'
-import { rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600)
 const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 60)
@@ -99,6 +99,8 @@ const sampler = setInterval(() => void sample().catch(() => undefined), SAMPLE_M
 
 const batchBodies = Array.from({ length: 8 }, (_, i) => gzipBatchBody(token, 100, i))
 let k = 0
+const loadCpu0 = cpuSeconds(tally.pid)
+const loadT0 = performance.now()
 const [batch, decide] = await Promise.all([
   pacedLoad({
     url: `${url}/batch/`,
@@ -117,6 +119,7 @@ const [batch, decide] = await Promise.all([
   }),
 ])
 const loadEnd = samples.length
+const loadCpuMsPerSecond = ((cpuSeconds(tally.pid) - loadCpu0) / ((performance.now() - loadT0) / 1000)) * 1000
 await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000))
 clearInterval(sampler)
 await sample()
@@ -153,4 +156,5 @@ console.log(`RSS idle at start ${f(idleAtStart.rss)} MB; idle after the load ${f
 const statuses = (r: PacedRun) => Object.entries(r.statuses).map(([code, count]) => `${code}: ${count}`).join(', ')
 console.log(`/batch/: ${batch.ok} answered 2xx (${statuses(batch)}), ${batch.errors} errors, p50 ${batch.p50} ms, p99 ${batch.p99} ms, max ${batch.max} ms`)
 console.log(`/flags: ${decide.ok} answered 2xx (${statuses(decide)}), ${decide.errors} errors, p50 ${decide.p50} ms, p99 ${decide.p99} ms, max ${decide.max} ms`)
+console.log(`Tally CPU under the load: ${loadCpuMsPerSecond.toFixed(0)} ms per second (all threads; /batch/ and /flags together)`)
 console.log(`events stored vs accepted: ${stored} / ${accepted}${stored >= accepted ? ' (none lost)' : ' (LOST EVENTS)'}`)
