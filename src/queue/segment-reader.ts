@@ -35,9 +35,10 @@ type Batch = { messages: string[]; end: LogPosition }
  * tail), or reads the segment files when it has fallen behind the tail, after a restart or after a
  * failed batch; in batches of at most `maxBatch`. A batch is handed out once it is full or its oldest
  * message has waited `maxWaitMs` since it became durable (the linger: every batch costs its handler a
- * fixed amount, which at low rates is most of the cost). Redeliveries, and a reader behind by more
- * than it can hand out at once, do not wait. A failed batch is delivered again from the acknowledged
- * position after a backoff, with its attempt number. Acknowledging records the position and deletes the segments wholly before it.
+ * fixed amount, which at low rates is most of the cost); messages delivered again, and a reader
+ * already behind, do not wait. A failed batch is delivered again from the acknowledged position
+ * after a backoff, with its attempt number. Acknowledging records the position and deletes the
+ * segments wholly before it.
  */
 export class SegmentReader {
   acked = 0
@@ -54,8 +55,11 @@ export class SegmentReader {
   /** Ends the backoff pause after a failed batch (only stopping does, not new data). */
   private wakeBackoff: (() => void) | null = null
   private stopping = false
-  /** When the oldest unread message became durable (null: nothing unread, or a redelivery). */
-  private unreadSince: number | null = null
+  /**
+   * When the oldest unread message became durable: null when nothing is unread, -Infinity for
+   * messages delivered again (after a failed batch or a restart), which do not wait.
+   */
+  private unreadSince: number | null
   /** drain() calls under way: no batch lingers meanwhile. */
   private draining = 0
   private consumerDone: Promise<void> | null = null
@@ -64,6 +68,7 @@ export class SegmentReader {
   constructor(private readonly opts: SegmentReaderOptions) {
     this.ackPos = opts.ack
     this.read = { ...opts.ack }
+    this.unreadSince = comparePositions(opts.ack, opts.log.durable()) < 0 ? -Infinity : null
     this.tail = new MessageTail(opts.maxTailBytes)
   }
 
@@ -169,7 +174,7 @@ export class SegmentReader {
   /** Back to the acknowledged position, reading from the files. */
   private async rewind(): Promise<void> {
     this.read = { ...this.ackPos }
-    this.unreadSince = null
+    this.unreadSince = -Infinity
     this.carry = { records: [], ends: [] }
     this.tail.drop()
     if (this.readFd) {
@@ -195,12 +200,9 @@ export class SegmentReader {
 
   /** Waits until `maxBatch` messages are ready or the oldest unread one has waited `maxWaitMs`. */
   private async linger(maxBatch: number, maxWaitMs: number): Promise<void> {
-    const since = this.unreadSince
-    if (since === null || maxWaitMs <= 0) return
-    while (!this.stopping && this.draining === 0 && (await this.ready(maxBatch)) < maxBatch) {
-      const left = since + maxWaitMs - performance.now()
-      if (left <= 0) return
-      await this.waitForData(left)
+    const deadline = (this.unreadSince ?? -Infinity) + maxWaitMs
+    while (!this.stopping && this.draining === 0 && performance.now() < deadline && (await this.ready(maxBatch)) < maxBatch) {
+      await this.waitForData(Math.max(1, deadline - performance.now()))
     }
   }
 

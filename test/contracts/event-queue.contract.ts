@@ -30,6 +30,9 @@ function collect(queue: EventQueue, count: number, opts: { maxBatch?: number; ma
   return { batches, finished }
 }
 
+/** The linger tests wait ten minutes when the behaviour is wrong: they fail at this bound instead. */
+const LINGER_TEST_TIMEOUT_MS = 30_000
+
 const messages = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`)
 
 /** The behaviour every EventQueue adapter shares (embedded segment log, JetStream...). */
@@ -121,7 +124,7 @@ export function eventQueueContract(name: string, open: OpenQueue, newLocation: (
     assert.deepEqual(batches.flat(), sent)
   })
 
-  test(`${name}: a batch waits for more messages until it is full or maxWaitMs has passed since its first`, async (t) => {
+  test(`${name}: a batch waits for more messages until it is full or maxWaitMs has passed since its first`, { timeout: LINGER_TEST_TIMEOUT_MS }, async (t) => {
     const queue = await open(await newLocation())
     t.after(() => queue.close())
     // Lingering: three publishes far apart (for a queue) make one batch of three, not three batches.
@@ -134,7 +137,7 @@ export function eventQueueContract(name: string, open: OpenQueue, newLocation: (
     assert.deepEqual(full.batches, [['l-0', 'l-1', 'l-2']])
   })
 
-  test(`${name}: a batch that does not fill is handed out once its first message has waited maxWaitMs`, async (t) => {
+  test(`${name}: a batch that does not fill is handed out once its first message has waited maxWaitMs`, { timeout: LINGER_TEST_TIMEOUT_MS }, async (t) => {
     const queue = await open(await newLocation())
     t.after(() => queue.close())
     const { batches, finished } = collect(queue, 1, { maxBatch: 1000, maxWaitMs: 30 })
@@ -143,12 +146,26 @@ export function eventQueueContract(name: string, open: OpenQueue, newLocation: (
     assert.deepEqual(batches, [['alone']])
   })
 
-  test(`${name}: drain does not wait for a lingering batch to fill`, async (t) => {
+  test(`${name}: drain does not wait for a lingering batch to fill`, { timeout: LINGER_TEST_TIMEOUT_MS }, async (t) => {
     const queue = await open(await newLocation())
     t.after(() => queue.close())
     const { batches } = collect(queue, 1, { maxBatch: 1000, maxWaitMs: 600_000 })
     await queue.publish(['draining'])
     assert.equal(await queue.drain(5000), true)
     assert.deepEqual(batches, [['draining']])
+  })
+
+  test(`${name}: what a restart left unacknowledged is delivered at once, new messages behind it too`, { timeout: LINGER_TEST_TIMEOUT_MS }, async (t) => {
+    const location = await newLocation()
+    const first = await open(location)
+    await first.publish(['left-over'])
+    await first.close()
+    const second = await open(location)
+    t.after(() => second.close())
+    await second.publish(['new'])
+    // A linger of ten minutes: only a delivery that does not wait for the batch to fill finishes.
+    const { batches, finished } = collect(second, 2, { maxBatch: 1000, maxWaitMs: 600_000 })
+    await finished
+    assert.deepEqual(batches.flat(), ['left-over', 'new'])
   })
 }
