@@ -284,11 +284,16 @@ export class SegmentReader {
       return Promise.resolve()
     }
     return new Promise((resolve) => {
-      const timer = ms === undefined ? null : setTimeout(resolve, ms)
-      this.wakeUp = () => {
+      const wake = () => {
         if (timer) clearTimeout(timer)
         resolve()
       }
+      // A wait that timed out gives up its wake-up, so a later wake is kept for the next wait.
+      const timer = ms === undefined ? null : setTimeout(() => {
+        if (this.wakeUp === wake) this.wakeUp = null
+        resolve()
+      }, ms)
+      this.wakeUp = wake
     })
   }
 
