@@ -118,7 +118,9 @@ test('idle trim: rows not yet checkpointed are written out first, so the cache s
   const c = await db.connect()
   await c.run('CREATE TABLE t (i BIGINT, s VARCHAR)')
   // Commits smaller than a row group (larger ones go to the file at once), together under the
-  // checkpoint threshold: their rows stay in memory (IN_MEMORY_TABLE), as ingestion's do.
+  // checkpoint threshold (raised here above Tally's 32MB, so that more rows wait than the trim
+  // limit could hold): their rows stay in memory (IN_MEMORY_TABLE), as ingestion's do.
+  await c.run(`SET checkpoint_threshold = '1GB'`)
   for (let k = 0; k < 100; k++) {
     await c.run(`INSERT INTO t SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) FROM range(${k * 6_000}, ${(k + 1) * 6_000}) r(i)`)
   }
