@@ -66,8 +66,8 @@ const DATABASE = 'tally'
  * 949 MB against 1,209 (both with a 512MB memory limit). Queries pay a little for the smaller
  * groups (bench:query, 10M events: +2-7 % CPU for trends, DAU and retention, funnel unchanged).
  * The rows not yet checkpointed stay in DuckDB's memory: with 32 MB of WAL instead of 64 a 10-minute
- * bench:soak held ~60 MB of DuckDB's memory between checkpoints rather than ~95-122, and peaked at
- * 595 MB against 608-619 (one run against three), for the same CPU (450 vs 451 ms per second).
+ * bench:soak held ~55-60 MB of DuckDB's memory between checkpoints rather than ~95-122, and peaked at
+ * 585-595 MB against 608-619 (two runs against three), for about the same CPU (450-490 vs 451 ms per s).
  */
 const ROW_GROUP_SIZE = 16_384
 const CHECKPOINT_THRESHOLD = '32MB'
