@@ -40,8 +40,9 @@ const DEFAULT_MAX_LINE_BYTES = 2_000_000
  * touched all of it: the index had to stay in memory (~50 bytes per event) and the insert cost grew
  * with the table, until at ~3M events inserts failed under the 256MB write limit
  * (bench/duckdb-insert.ts, `keyed` with UUIDS=v4). PostHog's own events table deduplicates only
- * rows of the same day (ReplacingMergeTree). The recent uuids are a filter in memory (see recent-uuids.ts), rebuilt from the table at start;
- * its hits are confirmed with one query over the window's part of the table.
+ * rows of the same day (ReplacingMergeTree). The recent uuids are a filter in memory (see
+ * recent-uuids.ts), rebuilt from the table at start; its hits are confirmed with one query over the
+ * window's part of the table.
  */
 export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreOptions): Promise<EventStore> {
   const c = db.connection
@@ -138,11 +139,10 @@ export async function createDuckDbEventStore(db: DuckDb, opts: DuckDbEventStoreO
    * `insert`, in halves when DuckDB runs out of memory: an insert's working memory grows with its rows
    * and its longest line (10,000 events of 2 KB fit under 32MB; one event of 19 MB needs more than
    * 256MB), so a micro-batch too large for the memory limit would otherwise fail on every delivery
-   * and block ingestion. Halves already stored
-   * are not stored again when the rest fails and the batch comes back (the window above). One event
-   * that does not fit alone (capture takes bodies up to 20 MB) is
-   * failed as neither the store's fault nor surely the data's: the pipeline retries it a few times,
-   * then dead-letters it (replayable), instead of retrying it forever.
+   * and block ingestion. Halves already stored are not stored again when the rest fails and the
+   * batch comes back (the window above). One event that does not fit alone (capture takes bodies up
+   * to 20 MB) is failed as neither the store's fault nor surely the data's: the pipeline retries it a
+   * few times, then dead-letters it (replayable), instead of retrying it forever.
    */
   async function insertFitting(events: StoredEvent[]): Promise<{ inserted: number }> {
     try {
