@@ -12,7 +12,7 @@ import path from 'node:path'
 import { generateToken } from '../src/shared/ids.ts'
 import { singleEventBody } from './ingest-payloads.ts'
 import { pacedLoad } from './paced-load.ts'
-import { cpuSeconds, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { cpuSeconds, readMetrics, startServer, stopServer, TALLY_READY } from './server-process.ts'
 
 const RATES = (process.env.LOW_RATES ?? '10,50,200,1000').split(',').map(Number)
 const SECONDS = Number(process.env.LOW_SECONDS ?? 15)
@@ -42,9 +42,7 @@ async function measure(pid: number, url: string, rate: number, body: (i: number)
 
 /** Micro-batches written to the event store so far (`tally_event_store_batch_seconds_count`, /_metrics). */
 async function storedBatches(url: string, auth: string): Promise<number> {
-  const text = await (await fetch(`${url}/_metrics`, { headers: { authorization: auth } })).text()
-  const line = text.split('\n').find((l) => l.startsWith('tally_event_store_batch_seconds_count{outcome="ok"}'))
-  return line ? Number(line.split(' ')[1]) : 0
+  return (await readMetrics(url, auth, { n: 'tally_event_store_batch_seconds_count{outcome="ok"}' })).n ?? 0
 }
 
 async function main() {

@@ -63,3 +63,16 @@ export function rssMb(pid: number): { rss: number; peak: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8')
   return { rss: Number(/VmRSS:\s+(\d+)/.exec(s)![1]) / 1024, peak: Number(/VmHWM:\s+(\d+)/.exec(s)![1]) / 1024 }
 }
+
+/**
+ * The values of `/_metrics` samples, by the caller's names: `want` maps each name to a series with
+ * its exact labels (e.g. `tally_store_memory_bytes{store="duckdb"}`). Absent series are left out.
+ */
+export async function readMetrics<K extends string>(url: string, authorization: string, want: Record<K, string>): Promise<Partial<Record<K, number>>> {
+  const text = await (await fetch(`${url}/_metrics`, { headers: { authorization } })).text()
+  const out: Partial<Record<K, number>> = {}
+  for (const line of text.split('\n')) {
+    for (const [k, series] of Object.entries(want) as Array<[K, string]>) if (line.startsWith(`${series} `)) out[k] = Number(line.slice(series.length + 1))
+  }
+  return out
+}

@@ -18,7 +18,7 @@ import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { gzipBatchBody } from './ingest-payloads.ts'
 import { pacedLoad, type PacedRun } from './paced-load.ts'
-import { cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { cpuSeconds, readMetrics, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600)
 const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 60)
@@ -58,21 +58,15 @@ for (let i = 0; i < 50; i++) {
 }
 
 /** The samples of /_metrics this benchmark follows, by series name and exact labels. */
-async function metrics(): Promise<Record<string, number>> {
-  const text = await (await fetch(`${url}/_metrics`, { headers: auth })).text()
-  const want = {
+function metrics() {
+  return readMetrics(url, auth.authorization, {
     heapUsed: 'nodejs_heap_size_used_bytes',
     heapTotal: 'nodejs_heap_size_total_bytes',
     duckdb: 'tally_store_memory_bytes{store="duckdb"}',
     pglite: 'tally_store_memory_bytes{store="pglite"}',
     backlog: 'tally_queue_backlog_bytes',
     lag: 'tally_ingestion_lag_seconds',
-  }
-  const out: Record<string, number> = {}
-  for (const line of text.split('\n')) {
-    for (const [k, series] of Object.entries(want)) if (line.startsWith(`${series} `)) out[k] = Number(line.slice(series.length + 1))
-  }
-  return out
+  })
 }
 
 interface Sample { t: number; rss: number; heapUsed: number; heapTotal: number; duckdb: number; pglite: number; backlog: number; lag: number }
