@@ -4,9 +4,10 @@
 // transform, with a person id and snapshot as the persons step adds them, each batch with new uuids:
 // UUIDS=v7 as posthog-js, posthog-node and Tally's capture make them, or v4 as posthog-python does),
 // printed every STEP events with DuckDB's memory by tag, then the CHECKPOINT, on a fresh file under
-// LIMIT (DuckDB's memory limit; 256MB, the write limit). Variants (VARIANTS=a,b to pick): `store`
-// (the event store as it is), `keyed` (the same into the table with the uuid PRIMARY KEY it had
-// before migration 0007). Not a test: it prints.
+// LIMIT (DuckDB's memory limit; 256MB, the write limit) and THREADS (DuckDB's `threads`; default one
+// per core, the server's writes run on TALLY_DUCKDB_WRITE_THREADS). Variants (VARIANTS=a,b to pick):
+// `store` (the event store as it is), `keyed` (the same into the table with the uuid PRIMARY KEY it
+// had before migration 0007). Not a test: it prints.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -25,6 +26,7 @@ const BATCH = Number(process.env.BATCH ?? 2000)
 const STEP = Number(process.env.STEP ?? 50_000)
 const LIMIT = process.env.LIMIT ?? '256MB'
 const V4 = process.env.UUIDS === 'v4'
+const THREADS = process.env.THREADS ? Number(process.env.THREADS) : null
 const only = process.env.VARIANTS?.split(',')
 
 function makeEvents(n: number): StoredEvent[] {
@@ -78,6 +80,7 @@ async function main() {
     if (only && !only.includes(name)) continue
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-duck-'))
     const db = await openDuckDb(path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb, { memoryLimit: LIMIT })
+    if (THREADS !== null) await db.connection.run(`SET threads = ${THREADS}`)
     const insert = await variant(db, dir)
     let cpu = 0
     let wall = 0

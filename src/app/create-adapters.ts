@@ -78,6 +78,7 @@ export async function createAdapters(
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, {
     memoryLimit: config.storage.duckdbMemoryLimit,
     writeMemoryLimit: config.storage.duckdbWriteMemoryLimit,
+    writeThreads: config.storage.duckdbWriteThreads,
     idleTrimMs: config.storage.duckdbIdleTrimSeconds * 1000,
   })
   const events = await createDuckDbEventStore(duck, {

@@ -113,6 +113,31 @@ test('memory limit: the write limit while no query runs, the full one while a qu
   assert.deepEqual(seen.filter((_, i) => i % 2 === 0), [488, 488, 488])
 })
 
+async function threadsOf(c: { runAndReadAll(sql: string): Promise<{ getRowObjects(): Record<string, unknown>[] }> }): Promise<number> {
+  return Number((await c.runAndReadAll("SELECT current_setting('threads') AS t")).getRowObjects()[0]!.t)
+}
+
+test('threads: the write threads while no query runs, DuckDB\'s default while a query runs and for the grace after it', async (t) => {
+  const plain = await openDuckDb(':memory:', MIGRATIONS.duckdb)
+  const cores = await threadsOf(plain.connection)
+  await plain.close()
+  assert.ok(cores > 1, `DuckDB's default is one thread per core; this test needs two cores, not ${cores}`)
+  const db = await openDuckDb(':memory:', MIGRATIONS.duckdb, { writeThreads: 1, readGraceMs: 600 })
+  t.after(() => db.close())
+  const monitor = await db.connect({ monitoring: true })
+  const writer = await db.connect()
+  const reader = await db.connect({ reads: true })
+  assert.ok(await until(async () => (await threadsOf(monitor)) === 1, 5000), 'one thread when no query has run (without a memory limit too)')
+  assert.equal(await threadsOf(writer), 1, 'a write runs on one')
+  assert.equal(await threadsOf(reader), cores, 'a query gets one per core')
+  assert.equal(await threadsOf(monitor), cores, 'and keeps them for the grace period')
+  assert.ok(await until(async () => (await threadsOf(monitor)) === 1, 5000), 'one again after the grace period')
+  // A query that runs with the writer's rows sees all of them.
+  await writer.run('CREATE TABLE n AS SELECT range AS i FROM range(100000)')
+  const sum = (await reader.runAndReadAll('SELECT sum(i)::BIGINT AS s FROM n')).getRowObjects()[0]!.s
+  assert.equal(sum, 4999950000n)
+})
+
 test('idle trim: rows not yet checkpointed are written out first, so the cache still drops below the trim limit', async (t) => {
   const db = await fileDuckDb(t, { memoryLimit: '512MB', idleTrimMs: 400 })
   const c = await db.connect()

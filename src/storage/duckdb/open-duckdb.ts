@@ -44,7 +44,15 @@ export interface DuckDbOptions {
    * brought 16 MB back). Off when 0 or absent.
    */
   idleTrimMs?: number
-  /** How long after the last query the limit stays at `memoryLimit` (default READ_GRACE_MS). */
+  /**
+   * DuckDB's `threads` while no query has run for READ_GRACE_MS (queries get DuckDB's default, one
+   * per core). An insert of a micro-batch parallelises poorly: on this 2-core machine one thread
+   * inserted for ~20 % less CPU than two (bench/duckdb-insert.ts, batches of 2,000: 47-54 vs 58-70 ms
+   * per 1,000 events; batches of 20: 400-500 vs 540-650), at ~10-15 % more wall time. Off when
+   * absent or not lower.
+   */
+  writeThreads?: number
+  /** How long after the last query the read mode stays (default READ_GRACE_MS). */
   readGraceMs?: number
 }
 
@@ -100,20 +108,24 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   const connection = await open()
   await runDuckDbMigrations(connection, migrationsDir)
   const others: DuckDBConnection[] = []
-  // Without a lower write limit or an idle trim there is nothing to govern: statements go unwrapped.
-  const governs = opts.memoryLimit && ((opts.idleTrimMs ?? 0) > 0 || writeLimitOf(opts.memoryLimit, opts) !== opts.memoryLimit)
-  const memory = governs ? memoryGovernor(await instance.connect(), opts.memoryLimit!, opts) : null
-  memory?.track(connection, 'write')
+  // DuckDB's own default: one thread per core.
+  const threads = Number((await connection.runAndReadAll(`SELECT current_setting('threads') AS t`)).getRowObjects()[0]!.t)
+  const read: Mode = { memory: opts.memoryLimit ?? null, threads }
+  const write: Mode = { memory: opts.memoryLimit ? writeLimitOf(opts.memoryLimit, opts) : null, threads: Math.min(opts.writeThreads ?? threads, threads) }
+  // Without a lower write mode or an idle trim there is nothing to govern: statements go unwrapped.
+  const governs = (opts.memoryLimit && (opts.idleTrimMs ?? 0) > 0) || read.memory !== write.memory || read.threads !== write.threads
+  const governed = governs ? governor(await instance.connect(), read, write, opts) : null
+  governed?.track(connection, 'write')
   return {
     connection,
     async connect(o = {}) {
       const c = await open()
       others.push(c)
-      if (!o.monitoring) memory?.track(c, o.reads ? 'read' : 'write')
+      if (!o.monitoring) governed?.track(c, o.reads ? 'read' : 'write')
       return c
     },
     async close() {
-      await memory?.stop()
+      await governed?.stop()
       // A checkpoint folds the WAL into the main file so the next start opens quickly.
       await connection.run(`CHECKPOINT ${DATABASE}`)
       for (const c of others) c.closeSync()
@@ -123,21 +135,27 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   }
 }
 
+/** The settings the governor changes: DuckDB's memory limit (null: not governed) and threads. */
+interface Mode {
+  memory: string | null
+  threads: number
+}
+
 /**
- * Sets DuckDB's memory limit by what runs: `limit` while a query runs and for READ_GRACE_MS after
- * it, `writeLimit` otherwise; and, after `idleTrimMs` without any statement, drops the cached blocks
- * (checkpoint, limit lowered to TRIM_LIMIT for a moment, then set back). The limit is one setting
- * of the whole database, changed on a connection of its own; changes are made one at a time.
- * Raising it never waits on a statement; lowering it to `writeLimit` may happen while ingestion
- * writes (DuckDB evicts to make room, and an insert that could not get memory fails as a transient
- * error and comes again); a trim starts only when nothing runs, and statements issued meanwhile
- * wait for it, so none runs under TRIM_LIMIT.
+ * Sets DuckDB's memory limit and threads by what runs: the `read` mode while a query runs and for
+ * READ_GRACE_MS after it, the `write` mode otherwise; and, after `idleTrimMs` without any statement
+ * (with a memory limit), drops the cached blocks (checkpoint, limit lowered to TRIM_LIMIT for a
+ * moment, then set back). Both are settings of the whole database, changed on a connection of its
+ * own; changes are made one at a time. Entering the read mode never waits on a statement; the write
+ * mode may be set while ingestion writes (DuckDB evicts to make room, and an insert that could not
+ * get memory fails as a transient error and comes again; a statement running keeps the threads it
+ * started with); a trim starts only when nothing runs, and statements issued meanwhile wait for it,
+ * so none runs under TRIM_LIMIT.
  */
-function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOptions) {
-  const writeLimit = writeLimitOf(limit, opts)
-  const idleMs = opts.idleTrimMs ?? 0
+function governor(own: DuckDBConnection, read: Mode, write: Mode, opts: DuckDbOptions) {
+  const idleMs = read.memory === null ? 0 : (opts.idleTrimMs ?? 0)
   const graceMs = opts.readGraceMs ?? READ_GRACE_MS
-  let current = limit
+  const current: Mode = { ...read }
   let running = 0
   let reading = 0
   let lastActive = Date.now()
@@ -146,7 +164,7 @@ function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOption
   let changing: Promise<void> | null = null
   let trim: Promise<void> | null = null
 
-  /** Runs one change of the limit after any in flight; a failure leaves the limit as it was. */
+  /** Runs one change of the settings after any in flight; a failure leaves them as they were. */
   function change(fn: () => Promise<void>): Promise<void> {
     const done: Promise<void> = (changing ?? Promise.resolve())
       .then(fn)
@@ -158,10 +176,18 @@ function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOption
     return done
   }
 
-  async function setLimit(to: string): Promise<void> {
-    if (current === to) return
-    await own.run(`SET memory_limit = '${to}'`)
-    current = to
+  const isIn = (m: Mode) => current.memory === m.memory && current.threads === m.threads
+
+  async function enter(m: Mode): Promise<void> {
+    if (current.threads !== m.threads) {
+      await own.run(`SET threads = ${m.threads}`)
+      current.threads = m.threads
+    }
+    // Lowering the limit fails while more is pinned: the threads are set either way.
+    if (m.memory !== null && current.memory !== m.memory) {
+      await own.run(`SET memory_limit = '${m.memory}'`)
+      current.memory = m.memory
+    }
   }
 
   async function around<T>(kind: 'read' | 'write', statement: () => Promise<T>): Promise<T> {
@@ -169,8 +195,8 @@ function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOption
     running++
     if (kind === 'read') reading++
     try {
-      // After any lowering already queued, so a query never runs under the write limit.
-      if (kind === 'read' && (current !== limit || changing)) await change(() => setLimit(limit))
+      // After any change to the write mode already queued, so a query never runs in it.
+      if (kind === 'read' && (!isIn(read) || changing)) await change(() => enter(read))
       return await statement()
     } finally {
       running--
@@ -184,7 +210,7 @@ function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOption
   }
 
   async function trimNow(): Promise<void> {
-    const back = readsOver() ? writeLimit : limit
+    const back = (readsOver() ? write : read).memory!
     try {
       // Rows not yet checkpointed stay in memory (up to the checkpoint threshold's worth); written
       // to the file they become blocks the lowered limit can drop.
@@ -193,7 +219,7 @@ function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOption
     } finally {
       // Whatever the statements before did, a working limit must be back before anything runs.
       await own.run(`SET memory_limit = '${back}'`)
-      current = back
+      current.memory = back
     }
   }
 
@@ -206,10 +232,10 @@ function memoryGovernor(own: DuckDBConnection, limit: string, opts: DuckDbOption
         trim = null
         trimmedSince = true
       })
-    } else if (current !== writeLimit && readsOver()) {
-      // Fails while more than writeLimit is pinned; tried again on the next tick.
+    } else if (!isIn(write) && readsOver()) {
+      // The limit fails to go down while more than it is pinned; tried again on the next tick.
       void change(async () => {
-        if (readsOver()) await setLimit(writeLimit)
+        if (readsOver()) await enter(write)
       })
     }
   }, period)
