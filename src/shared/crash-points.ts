@@ -32,6 +32,9 @@ export const CRASH_POINTS = [
   // worker (consumer side) and pipeline
   'worker.batch-received',
   'pipeline.after-decode',
+  // the persons step merging stored persons: overrides (DuckDB) written, persons (metadata) not yet / also
+  'persons.merge.after-overrides',
+  'persons.merge.after-apply',
   'pipeline.before-store',
   'pipeline.after-store',
   'worker.before-ack',

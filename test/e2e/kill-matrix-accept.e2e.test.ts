@@ -43,3 +43,16 @@ for (const point of ['capture.decode-thread:3', 'capture.decode-thread:11']) {
     assert.equal(r.duplicates, 0)
   })
 }
+
+// The persons step merging persons that earlier micro-batches stored: killed between its writes to
+// the two stores (overrides in DuckDB, then persons in the metadata store) and after both. After the
+// restart every acknowledged merge shows in the persons API and in the events' person ids.
+for (const point of ['persons.merge.after-overrides', 'persons.merge.after-apply']) {
+  test(`kill -9 at ${point}: every acknowledged event stored once, every acknowledged merge kept`, { timeout: 120_000 }, async (t) => {
+    const r = await runKillScenario(t, { point, phase: 'accept', merges: true })
+    assert.deepEqual(r.missing, [], `${r.missing.length} of ${r.acked} acknowledged events lost`)
+    assert.equal(r.duplicates, 0)
+    assert.ok(r.merges > 0, 'no merge was acknowledged')
+    assert.deepEqual(r.unmerged, [], `${r.unmerged.length} of ${r.merges} acknowledged merges not kept`)
+  })
+}

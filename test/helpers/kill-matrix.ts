@@ -23,7 +23,17 @@ export interface KillScenario {
   phase: 'accept' | 'restart'
   /** Extra environment for every start (the broken variant's switch, for instance). */
   env?: Record<string, string>
+  /**
+   * Requests also merge stored persons: each sends an event of a new anonymous id, and from round
+   * MERGE_LAG on an `$identify` of its user with the anonymous id of MERGE_LAG rounds before (a
+   * person stored by an earlier micro-batch). The outcome then says which acknowledged merges the
+   * final start does not show, in the persons API and in the events' person ids.
+   */
+  merges?: boolean
 }
+
+/** Rounds between an anonymous id's first event and its `$identify`: several micro-batches apart. */
+const MERGE_LAG = 100
 
 interface Child {
   child: ChildProcess
@@ -59,42 +69,66 @@ function startChild(dataDir: string, env: Record<string, string>): Child {
   return { child, ready, exited, output: () => output }
 }
 
+interface Merge {
+  user: string
+  anon: string
+}
+
 /**
  * Sends rounds of `parallel` batches of `perRequest` events (known uuids) until the server dies or
- * `maxRounds` pass. Returns the uuids of the requests that got a 200: the acknowledged events.
+ * `maxRounds` pass. Returns the uuids of the requests that got a 200 (the acknowledged events) and,
+ * with `merges`, the merges they asked for.
  */
-async function sendUntilDeath(c: Child, url: string, token: string, maxRounds: number, parallel = 4, perRequest = 10): Promise<string[]> {
+async function sendUntilDeath(
+  c: Child, url: string, token: string, maxRounds: number, merges = false, parallel = 4, perRequest = 10,
+): Promise<{ acked: string[]; merged: Merge[] }> {
   const acked: string[] = []
+  const merged: Merge[] = []
   let dead = false
   void c.exited.then(() => (dead = true))
   for (let round = 0; round < maxRounds && !dead; round++) {
     await Promise.allSettled(
       Array.from({ length: parallel }, async (_, r) => {
-        const batch = Array.from({ length: perRequest }, (_, i) => ({
+        const batch: Array<{ event: string; distinct_id: string; uuid: string; properties: Record<string, unknown> }> = Array.from({ length: perRequest }, (_, i) => ({
           event: 'kill',
           distinct_id: `user-${r}`,
           uuid: crypto.randomUUID(),
           properties: { round, r, i, pad: 'x'.repeat(64) },
         }))
+        let merge: Merge | null = null
+        if (merges) {
+          batch[0]!.distinct_id = `anon-${round}-${r}`
+          if (round >= MERGE_LAG) {
+            merge = { user: `user-${r}`, anon: `anon-${round - MERGE_LAG}-${r}` }
+            batch[1] = { event: '$identify', distinct_id: merge.user, uuid: crypto.randomUUID(), properties: { $anon_distinct_id: merge.anon } }
+          }
+        }
         const res = await fetch(`${url}/batch/`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ api_key: token, batch }),
         })
         await res.arrayBuffer()
-        if (res.status === 200) acked.push(...batch.map((e) => e.uuid))
+        if (res.status === 200) {
+          acked.push(...batch.map((e) => e.uuid))
+          if (merge) merged.push(merge)
+        }
       }),
     )
   }
-  return acked
+  return { acked, merged }
 }
 
-/** Every stored `kill` event id through the events API (all pages). */
+async function projectId(url: string, headers: Record<string, string>): Promise<number> {
+  const projects = (await (await fetch(`${url}/api/projects/`, { headers })).json()) as { results: Array<{ id: number }> }
+  return projects.results[0]!.id
+}
+
+/** Every stored event id through the events API (all pages). */
 async function storedIds(url: string, personalKey: string): Promise<string[]> {
   const headers = { authorization: `Bearer ${personalKey}` }
-  const projects = (await (await fetch(`${url}/api/projects/`, { headers })).json()) as { results: Array<{ id: number }> }
   const ids: string[] = []
-  let next: string | null = `${url}/api/projects/${projects.results[0]!.id}/events/?event=kill&limit=1000`
+  let next: string | null = `${url}/api/projects/${await projectId(url, headers)}/events/?limit=1000`
   while (next) {
     const res: Response = await fetch(next, { headers })
     assert.equal(res.status, 200)
@@ -111,6 +145,50 @@ export interface KillOutcome {
   missing: string[]
   /** Stored more than once (rows minus distinct uuids). */
   duplicates: number
+  /** With `merges`: how many acknowledged merges were checked. */
+  merges: number
+  /** With `merges`: what the final start shows wrong about them, a line each. */
+  unmerged: string[]
+}
+
+/**
+ * What the server shows wrong about acknowledged merges: the anonymous id not among its user's
+ * distinct ids (persons API), or an event of either not attributed to the user's person (the
+ * events' `person_id` through HogQL, which resolves merged-away persons through the overrides).
+ */
+async function checkMerges(url: string, personalKey: string, merges: Merge[]): Promise<string[]> {
+  const headers = { authorization: `Bearer ${personalKey}`, 'content-type': 'application/json' }
+  const base = `${url}/api/projects/${await projectId(url, headers)}`
+  const problems: string[] = []
+  const personOf = new Map<string, string>()
+  for (const user of new Set(merges.map((m) => m.user))) {
+    const res = await fetch(`${base}/persons/?distinct_id=${user}`, { headers })
+    const person = ((await res.json()) as { results: Array<{ uuid: string; distinct_ids: string[] }> }).results[0]
+    if (!person) problems.push(`${user}: no person`)
+    else personOf.set(user, person.uuid)
+  }
+  for (const m of merges) {
+    const res = await fetch(`${base}/persons/?distinct_id=${m.anon}`, { headers })
+    const person = ((await res.json()) as { results: Array<{ uuid: string }> }).results[0]
+    if (person?.uuid !== personOf.get(m.user)) problems.push(`${m.anon}: person ${person?.uuid ?? 'none'}, not ${m.user}'s ${personOf.get(m.user)}`)
+  }
+  const res = await fetch(`${base}/query/`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: { kind: 'HogQLQuery', query: `SELECT distinct_id, toString(person_id) FROM events GROUP BY distinct_id, person_id LIMIT 100000` } }),
+  })
+  assert.equal(res.status, 200, await res.clone().text())
+  const seen = new Map<string, string[]>()
+  for (const [distinctId, personId] of ((await res.json()) as { results: Array<[string, string]> }).results) {
+    seen.set(distinctId, [...(seen.get(distinctId) ?? []), personId])
+  }
+  const attributed = new Map<string, string>(merges.map((m) => [m.anon, m.user]))
+  for (const m of merges) attributed.set(m.user, m.user)
+  for (const [distinctId, user] of attributed) {
+    const ids = seen.get(distinctId) ?? []
+    if (ids.length !== 1 || ids[0] !== personOf.get(user)) problems.push(`events of ${distinctId}: persons ${ids.join(', ') || 'none'}, not ${user}'s ${personOf.get(user)}`)
+  }
+  return problems
 }
 
 async function killed(c: Child, what: string): Promise<void> {
@@ -160,7 +238,7 @@ function queuedDataDir(extra: Record<string, string>) {
       const first = startChild(dir, { ...keys, ...extra, TALLY_CRASH_AT: 'worker.batch-received' })
       const url = await first.ready
       assert.ok(url, `server died before it was ready:\n${first.output()}`)
-      const acked = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, 40)
+      const { acked } = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, 40)
       await killed(first, 'first worker batch')
       assert.ok(acked.length > 0, 'no request was acknowledged before the first worker batch')
       return { dir, acked }
@@ -179,13 +257,14 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
   const extra = s.env ?? {}
 
   let acked: string[]
+  let merged: Merge[] = []
   if (s.phase === 'accept') {
     const first = startChild(dataDir, { ...keys, ...extra, TALLY_CRASH_AT: s.point })
     const url = await first.ready
     assert.ok(url, `server died before it was ready:\n${first.output()}`)
     // Rounds take a few ms each and micro-batches linger (TALLY_FLUSH_INTERVAL_MS): enough rounds
     // for several batches, so a point armed for the second one is reached; the crash ends them early.
-    acked = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, 400)
+    ;({ acked, merged } = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, 400, s.merges))
     if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGTERM')
     await killed(first, `${s.point} (accepting)`)
   } else {
@@ -212,7 +291,8 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
       await new Promise((r) => setTimeout(r, 100))
     }
     const have = new Set(ids)
-    return { acked: acked.length, missing: acked.filter((u) => !have.has(u)), duplicates: ids.length - have.size }
+    const unmerged = merged.length > 0 ? await checkMerges(url, keys.TALLY_PERSONAL_API_KEY, merged) : []
+    return { acked: acked.length, missing: acked.filter((u) => !have.has(u)), duplicates: ids.length - have.size, merges: merged.length, unmerged }
   } finally {
     // Stopped before the data dir is removed.
     if (last.child.exitCode === null && last.child.signalCode === null) last.child.kill('SIGKILL')

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { groupsToLookUp, planGroupUpdates } from '../../domain/groups/index.ts'
 import { distinctIdsToLookUp, planPersonUpdates, type PersonEvent, type PersonPlan } from '../../domain/persons/index.ts'
+import { crashPoint } from '../../shared/crash-points.ts'
 import type { StoredEvent } from '../event-store.ts'
 import { propertiesOf } from '../event-properties.ts'
 import type { GroupStore, PersonOverrideStore, PersonStore } from '../person-store.ts'
@@ -76,7 +77,10 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
           personlessBefore: found.personless,
         })
         await deps.overrides.write(projectId, plan.overrides)
+        // A merge of stored persons spans two stores; the kill -9 matrix dies between and after them.
+        if (plan.deletes.length > 0) crashPoint('persons.merge.after-overrides')
         await deps.persons.apply(projectId, plan)
+        if (plan.deletes.length > 0) crashPoint('persons.merge.after-apply')
         deps.cache.invalidatePersons(projectId, changedDistinctIds(plan))
         if (plan.warnings.length > 0) {
           deps.logger?.warn({ projectId, warnings: plan.warnings.slice(0, 20), count: plan.warnings.length }, 'person processing warnings')
