@@ -148,9 +148,9 @@ interface Mode {
  * moment, then set back). Both are settings of the whole database, changed on a connection of its
  * own; changes are made one at a time. Entering the read mode never waits on a statement; the write
  * mode may be set while ingestion writes (DuckDB evicts to make room, and an insert that could not
- * get memory fails as a transient error and comes again; a statement running keeps the threads it
- * started with); a trim starts only when nothing runs, and statements issued meanwhile wait for it,
- * so none runs under TRIM_LIMIT.
+ * get memory fails as a transient error and comes again; a statement running while the threads
+ * change finishes on those left); a trim starts only when nothing runs, and statements issued
+ * meanwhile wait for it, so none runs under TRIM_LIMIT.
  */
 function governor(own: DuckDBConnection, read: Mode, write: Mode, opts: DuckDbOptions) {
   const idleMs = read.memory === null ? 0 : (opts.idleTrimMs ?? 0)
