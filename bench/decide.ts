@@ -3,7 +3,8 @@
 // flag engine alone. Servers run in child processes so autocannon does not share their event loop
 // (on a small machine they still share cores: CPU time per request is the steadier figure).
 // Tally runs twice on the same data: restarted without the person-cache warm-up (cold: first pass),
-// then restarted with it (warm). BENCH_PROFILE=dir writes a CPU profile of the Tally process.
+// then restarted with it (warm). BENCH_PROFILE=dir writes a CPU profile of the Tally process,
+// BENCH_NODE_ARGS adds node flags to it.
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
@@ -18,6 +19,8 @@ type Child = { child: ChildProcess; port: number; token: string }
 
 async function start(mode: 'tally' | 'ceiling'): Promise<Child> {
   const profile = mode === 'tally' && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  // BENCH_NODE_ARGS: more node flags for the Tally server (e.g. --trace-gc).
+  if (mode === 'tally' && process.env.BENCH_NODE_ARGS) profile.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean))
   const child = fork(path.join(HERE, 'decide-server.ts'), [mode], { execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' })
   const [msg] = (await once(child, 'message')) as [{ port: number; token: string }]
   return { child, port: msg.port, token: msg.token }
