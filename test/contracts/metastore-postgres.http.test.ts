@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { privateApi } from '../helpers/private-api.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
+import { openPostgresSqlClient } from '../../src/storage/postgres/postgres-sql-client.ts'
 import { createTestDatabase, TEST_POSTGRES_URL } from '../helpers/test-postgres.ts'
 
 const skip = TEST_POSTGRES_URL ? false : 'TEST_POSTGRES_URL not set'
@@ -50,4 +51,12 @@ test('postgres metastore: dashboards, tiles, insights, actions, flags, cohorts a
     (await app.http.inject({ method: 'POST', url: '/decide/?v=3', payload: { api_key: app.projectKey, distinct_id: distinctId } })).json().featureFlags
   assert.deepEqual(await decide('u1'), { 'static-only': true })
   assert.deepEqual(await decide('stranger'), { 'static-only': false })
+})
+
+test('postgres metastore: its connections run without JIT (a large persons look-up JIT-compiled took 2.8x as long)', { skip }, async (t) => {
+  const db = openPostgresSqlClient(await createTestDatabase(t), { poolSize: 2 })
+  t.after(() => db.close())
+  assert.deepEqual(await db.query('SHOW jit'), [{ jit: 'off' }])
+  // Every connection of the pool, and inside a transaction too.
+  assert.deepEqual(await Promise.all([db.query('SHOW jit'), db.inTransaction((tx) => tx.query('SHOW jit'))]), [[{ jit: 'off' }], [{ jit: 'off' }]])
 })
