@@ -264,7 +264,10 @@ export async function runKillScenario(t: TestContext, s: KillScenario): Promise<
     assert.ok(url, `server died before it was ready:\n${first.output()}`)
     // Rounds take a few ms each and micro-batches linger (TALLY_FLUSH_INTERVAL_MS): enough rounds
     // for several batches, so a point armed for the second one is reached; the crash ends them early.
-    ;({ acked, merged } = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, 400, s.merges))
+    // A merge point needs a batch after the one that stored the anonymous persons: more rounds, in
+    // case a fast machine sends the first 400 within one linger.
+    const rounds = s.merges ? 2000 : 400
+    ;({ acked, merged } = await sendUntilDeath(first, url, keys.TALLY_PROJECT_API_KEY, rounds, s.merges))
     if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGTERM')
     await killed(first, `${s.point} (accepting)`)
   } else {
