@@ -11,6 +11,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { pacedLoad, type PacedRun } from './paced-load.ts'
+import { benchNodeArgs } from './server-process.ts'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const DURATION = Number(process.argv[2] ?? 10)
@@ -18,9 +19,7 @@ const DURATION = Number(process.argv[2] ?? 10)
 type Child = { child: ChildProcess; port: number; token: string }
 
 async function start(mode: 'tally' | 'ceiling'): Promise<Child> {
-  const profile = mode === 'tally' && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
-  // BENCH_NODE_ARGS: more node flags for the Tally server (e.g. --trace-gc).
-  if (mode === 'tally' && process.env.BENCH_NODE_ARGS) profile.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean))
+  const profile = mode === 'tally' ? benchNodeArgs() : []
   const child = fork(path.join(HERE, 'decide-server.ts'), [mode], { execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' })
   const [msg] = (await once(child, 'message')) as [{ port: number; token: string }]
   return { child, port: msg.port, token: msg.token }

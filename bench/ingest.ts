@@ -12,7 +12,7 @@ import autocannon from 'autocannon'
 import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
-import { cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { benchNodeArgs, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 import { gzipBatchBody, gzipPersonsHeavyBody, singleEventBody, PERSONS_HEAVY_USERS } from './ingest-payloads.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -80,10 +80,9 @@ async function main() {
   const ceilSingle = await load(`${ceiling.url}/e/`, 100, singleBodies, jsonHeaders)
   await stopServer(ceiling)
 
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  // BENCH_PROFILE, BENCH_NODE_ARGS (benchNodeArgs); BENCH_SERVER_LOG: a file for the server's output.
+  const profile = benchNodeArgs()
   if (process.env.BENCH_PERF) profile.push('--perf-basic-prof')
-  // BENCH_NODE_ARGS: more node flags for the server (e.g. --trace-deopt), BENCH_SERVER_LOG: a file for its output.
-  if (process.env.BENCH_NODE_ARGS) profile.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean))
   const tally = await startServer(['--import', 'tsx', ...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
     ready: TALLY_READY,

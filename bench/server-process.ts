@@ -10,6 +10,17 @@ export interface ServerProcess {
   url: string
 }
 
+/**
+ * Node flags for the measured server, from the environment: BENCH_PROFILE=dir writes a V8 CPU
+ * profile there, BENCH_NODE_ARGS adds flags of its own (e.g. --trace-gc).
+ */
+export function benchNodeArgs(): string[] {
+  return [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ]
+}
+
 /** The line Tally logs (at info) once it listens. */
 export const TALLY_READY = /Tally ready on (http:\/\/[^\s"]+)/
 

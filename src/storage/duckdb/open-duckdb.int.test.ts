@@ -91,17 +91,25 @@ test('the file is written in row groups of 16,384 rows, and a reopened file has 
   assert.equal(tables[0]!.n, 1)
 })
 
-async function limitMiB(c: { runAndReadAll(sql: string): Promise<{ getRowObjects(): Record<string, unknown>[] }> }): Promise<number> {
-  const m = String((await c.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjects()[0]!.m)
-  return Math.round(parseFloat(m))
+type Reads = { runAndReadAll(sql: string): Promise<{ getRowObjects(): Record<string, unknown>[] }> }
+
+/** A DuckDB setting as the connection sees it. */
+async function setting(c: Reads, name: string): Promise<string> {
+  return String((await c.runAndReadAll(`SELECT current_setting('${name}') AS v`)).getRowObjects()[0]!.v)
+}
+
+const limitMiB = async (c: Reads) => Math.round(parseFloat(await setting(c, 'memory_limit')))
+const threadsOf = async (c: Reads) => Number(await setting(c, 'threads'))
+
+/** The connections the governor tests look through: one that does not count, a writer, a reader. */
+async function connections(db: DuckDb) {
+  return { monitor: await db.connect({ monitoring: true }), writer: await db.connect(), reader: await db.connect({ reads: true }) }
 }
 
 test('memory limit: the write limit while no query runs, the full one while a query runs and for the grace after it', async (t) => {
   const db = await openDuckDb(':memory:', MIGRATIONS.duckdb, { memoryLimit: '512MB', writeMemoryLimit: '256MB', readGraceMs: 600 })
   t.after(() => db.close())
-  const monitor = await db.connect({ monitoring: true })
-  const writer = await db.connect()
-  const reader = await db.connect({ reads: true })
+  const { monitor, writer, reader } = await connections(db)
   // 512MB = 488 MiB, 256MB = 244 MiB (DuckDB shows MiB).
   assert.ok(await until(async () => (await limitMiB(monitor)) === 244, 5000), 'lowered to the write limit when no query has run')
   assert.equal(await limitMiB(writer), 244, 'a write runs under the write limit')
@@ -113,10 +121,6 @@ test('memory limit: the write limit while no query runs, the full one while a qu
   assert.deepEqual(seen.filter((_, i) => i % 2 === 0), [488, 488, 488])
 })
 
-async function threadsOf(c: { runAndReadAll(sql: string): Promise<{ getRowObjects(): Record<string, unknown>[] }> }): Promise<number> {
-  return Number((await c.runAndReadAll("SELECT current_setting('threads') AS t")).getRowObjects()[0]!.t)
-}
-
 test('threads: the write threads while no query runs, DuckDB\'s default while a query runs and for the grace after it', async (t) => {
   const plain = await openDuckDb(':memory:', MIGRATIONS.duckdb)
   const cores = await threadsOf(plain.connection)
@@ -124,9 +128,7 @@ test('threads: the write threads while no query runs, DuckDB\'s default while a 
   assert.ok(cores > 1, `DuckDB's default is one thread per core; this test needs two cores, not ${cores}`)
   const db = await openDuckDb(':memory:', MIGRATIONS.duckdb, { writeThreads: 1, readGraceMs: 600 })
   t.after(() => db.close())
-  const monitor = await db.connect({ monitoring: true })
-  const writer = await db.connect()
-  const reader = await db.connect({ reads: true })
+  const { monitor, writer, reader } = await connections(db)
   assert.ok(await until(async () => (await threadsOf(monitor)) === 1, 5000), 'one thread when no query has run (without a memory limit too)')
   assert.equal(await threadsOf(writer), 1, 'a write runs on one')
   assert.equal(await threadsOf(reader), cores, 'a query gets one per core')
