@@ -5,6 +5,9 @@ import { createClickHouseEventStore } from '../../src/storage/clickhouse/clickho
 import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
 import { freshClickHouseUrl, skipWithoutClickHouse, clickHouseStatement } from '../helpers/clickhouse.ts'
 import { eventStoreContract } from './event-store.contract.ts'
+import { deadLetterStoreContract } from './dead-letter-store.contract.ts'
+import type { DeadLetter } from '../../src/ingestion/dead-letter-store.ts'
+import { createClickHouseDeadLetterStore } from '../../src/storage/clickhouse/clickhouse-dead-letter-store.ts'
 
 // The same event-side contracts as event-stores.duckdb.test.ts, on ClickHouse: one server for the
 // file (test/helpers/clickhouse.ts), a fresh database per test, opened through the app's migrations.
@@ -37,5 +40,25 @@ if (skip) {
         await close()
       },
     }
+  })
+
+  deadLetterStoreContract('clickhouse', async () => {
+    const { ch, close } = await openDatabase()
+    const letters = createClickHouseDeadLetterStore(ch)
+    async function readAll(): Promise<DeadLetter[]> {
+      const rows = await ch.query<Record<string, string | number | null>>(
+        'SELECT failed_at_ms, uuid, project_id, step, reason, error, payload FROM events_dead_letter',
+      )
+      return rows.map((r) => ({
+        payload: String(r.payload),
+        uuid: r.uuid === null ? null : String(r.uuid),
+        projectId: r.project_id === null ? null : Number(r.project_id),
+        step: String(r.step),
+        reason: String(r.reason),
+        error: r.error === null ? null : String(r.error),
+        failedAt: new Date(Number(r.failed_at_ms)),
+      }))
+    }
+    return { port: { letters, readAll }, close }
   })
 }
