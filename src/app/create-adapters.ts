@@ -23,6 +23,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const MIGRATIONS = {
   metadata: path.join(ROOT, 'migrations/metadata'),
   duckdb: path.join(ROOT, 'migrations/events/duckdb'),
+  clickhouse: path.join(ROOT, 'migrations/events/clickhouse'),
 }
 
 export interface OpenedStores extends Stores {
