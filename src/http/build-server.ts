@@ -97,6 +97,8 @@ export interface ServerOptions {
   limits?: Omit<HttpConfig, 'host' | 'port' | 'maxBodyBytes'>
   /** Where the built web app served at `/` lives (default `dist/web` of the package). */
   webApp?: WebAppOptions
+  /** Session replay's routes (`/s/` public, session_recordings private), registered in each scope. */
+  replay?: { publicRoutes(scope: FastifyInstance): Promise<void>; privateRoutes(scope: FastifyInstance): Promise<void> }
 }
 
 /**
@@ -150,6 +152,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
     await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
+    if (opts.replay) await publicScope.register(opts.replay.publicRoutes)
   })
 
   // Sign-in, sign-out, set-up and sign-up: JSON bodies, no authentication.
@@ -174,6 +177,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
+    if (opts.replay) await privateScope.register(opts.replay.privateRoutes)
   })
 
   await app.register(apiSchemaRoutes, { routes: apiRoutes })
