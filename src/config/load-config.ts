@@ -67,6 +67,22 @@ export interface Config {
    */
   readonly log: { readonly level: string; readonly format: 'json' | 'pretty' | null; readonly publicSuccessLevel: string }
   /**
+   * Outgoing webhooks (actions that notify, destinations): `siteUrl` is Tally's public address for the
+   * links in messages; `allow` the IPs/CIDRs that may be reached although internal; the rest bound the
+   * outbox sender (tries, pauses, per-channel concurrency and rate, pending messages kept per channel).
+   */
+  readonly webhooks: {
+    readonly siteUrl: string | null
+    readonly allow: readonly string[]
+    readonly timeoutMs: number
+    readonly maxAttempts: number
+    readonly retryMinMs: number
+    readonly retryMaxMs: number
+    readonly concurrency: number
+    readonly ratePerSecond: number
+    readonly backlogLimit: number
+  }
+  /**
    * Test-only switches for the kill -9 matrix: `crashAt` SIGKILLs the process at a named crash
    * point (`TALLY_CRASH_AT=<point>[:<nth>]`, see src/shared/crash-points.ts);
    * `unsafeAckBeforeFsync` is the deliberately broken queue the matrix must catch.
@@ -226,6 +242,17 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
     },
+    webhooks: {
+      siteUrl: env.TALLY_SITE_URL ? env.TALLY_SITE_URL.replace(/\/+$/, '') : null,
+      allow: (env.TALLY_WEBHOOK_ALLOW ?? '').split(',').map((x) => x.trim()).filter((x) => x !== ''),
+      timeoutMs: int('TALLY_WEBHOOK_TIMEOUT_MS', env.TALLY_WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000),
+      maxAttempts: int('TALLY_WEBHOOK_MAX_ATTEMPTS', env.TALLY_WEBHOOK_MAX_ATTEMPTS, 8, 1, 1000),
+      retryMinMs: int('TALLY_WEBHOOK_RETRY_MIN_MS', env.TALLY_WEBHOOK_RETRY_MIN_MS, 1000, 1, 3_600_000),
+      retryMaxMs: int('TALLY_WEBHOOK_RETRY_MAX_MS', env.TALLY_WEBHOOK_RETRY_MAX_MS, 600_000, 1, 86_400_000),
+      concurrency: int('TALLY_WEBHOOK_CONCURRENCY', env.TALLY_WEBHOOK_CONCURRENCY, 4, 1, 256),
+      ratePerSecond: int('TALLY_WEBHOOK_RATE_PER_SECOND', env.TALLY_WEBHOOK_RATE_PER_SECOND, 50, 1, 100_000),
+      backlogLimit: int('TALLY_WEBHOOK_BACKLOG_LIMIT', env.TALLY_WEBHOOK_BACKLOG_LIMIT, 100_000, 1),
+    },
     testing: {
       crashAt: env.TALLY_CRASH_AT || null,
       unsafeAckBeforeFsync: bool('TALLY_UNSAFE_ACK_BEFORE_FSYNC', env.TALLY_UNSAFE_ACK_BEFORE_FSYNC, false),
@@ -240,6 +267,13 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   if (config.ingestion.retryMinMs > config.ingestion.retryMaxMs) {
     problems.push('TALLY_INGEST_RETRY_MIN_MS must not be longer than TALLY_INGEST_RETRY_MAX_MS')
   }
+  for (const a of config.webhooks.allow) {
+    const [ip, bits, ...rest] = a.split('/')
+    if (isIP(ip!) === 0 || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (isIP(ip!) === 4 ? 32 : 128)))) {
+      problems.push(`TALLY_WEBHOOK_ALLOW: "${a}" is not an IP address or a CIDR`)
+    }
+  }
+  if (config.webhooks.siteUrl && !/^https?:\/\/[^/]+/.test(config.webhooks.siteUrl)) problems.push('TALLY_SITE_URL must be an http(s):// URL')
   if (config.testing.crashAt && !parseCrashAt(config.testing.crashAt)) {
     problems.push(`TALLY_CRASH_AT must be <point>[:<nth>] with a known point, got "${config.testing.crashAt}"`)
   }
