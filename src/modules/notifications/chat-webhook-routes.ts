@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { readBody } from '../../http/drf-fields.ts'
 import { addRoute } from '../../http/route-paths.ts'
 import type { WebhookClient } from './webhook-client.ts'
-import { readWebhookUrl } from './webhook-url.ts'
+import { readHttpUrl } from '../../http/drf-fields.ts'
 import { isSlackWebhook } from '../../domain/notifications/format-action-message.ts'
 
 /**
@@ -12,7 +12,7 @@ import { isSlackWebhook } from '../../domain/notifications/format-action-message
  */
 export async function chatWebhookRoutes(app: FastifyInstance, opts: { client: WebhookClient }) {
   addRoute(app, 'POST', '/api/user/test_slack_webhook/', async (req, reply) => {
-    const url = readWebhookUrl(readBody(req.body).webhook, 'webhook', { allowNull: true })
+    const url = readHttpUrl(readBody(req.body).webhook, 'webhook', { allowNull: true })
     if (url === null) return reply.code(400).send({ error: 'no webhook URL' })
     const text = '_Greetings_ from Tally!'
     const body = isSlackWebhook(url) ? { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] } : { text }

@@ -1,9 +1,8 @@
-import { has, readBool, readList, readObject, readString, type Body } from '../../http/drf-fields.ts'
+import { has, readBool, readHttpUrl, readList, readObject, readString, type Body } from '../../http/drf-fields.ts'
 import { validationError } from '../../shared/errors.ts'
 import { renderBodyTemplate } from '../../domain/notifications/render-body-template.ts'
 import type { DestinationFilters } from './notification-rules.ts'
 import type { DestinationInput } from './destination-types.ts'
-import { readWebhookUrl } from './webhook-url.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 
 const MAX_FILTER_ITEMS = 100
@@ -12,7 +11,7 @@ const MAX_FILTER_ITEMS = 100
 export function parseDestinationBody(body: Body, creating: boolean): DestinationInput {
   const input: DestinationInput = {}
   if (has(body, 'name') || creating) input.name = readString(body.name, 'name', { maxLength: 400 })!
-  if (has(body, 'url') || creating) input.url = readWebhookUrl(body.url, 'url', { allowNull: false })!
+  if (has(body, 'url') || creating) input.url = readHttpUrl(body.url, 'url')!
   if (has(body, 'enabled')) input.enabled = readBool(body.enabled, 'enabled')
   if (has(body, 'deleted')) input.deleted = readBool(body.deleted, 'deleted')
   if (has(body, 'headers')) input.headers = readHeaders(body.headers)
