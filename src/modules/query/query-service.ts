@@ -8,6 +8,7 @@ import type { Project } from '../projects/project-types.ts'
 import type { Person } from '../persons/person-types.ts'
 import type { ActorGroup, QueryContext, QueryNode, QueryResult, QueryRunner } from './query-context.ts'
 import type { QueryEngine } from './query-engine.ts'
+import type { QueryKind } from './query-kinds.ts'
 
 export interface QueryLimits {
   /** Queries computing at once in this process; one more is a 429. */
@@ -69,7 +70,7 @@ export function queryCacheKey(projectId: number, node: QueryNode, timeZone: stri
  * Runs PostHog queries: dispatch by `kind` to the runners, with a per-process concurrency limit
  * (429 past it) and each statement under the time and row limits, cancelled when `signal` aborts.
  */
-export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLookups; limits: QueryLimits; kinds: Readonly<Record<string, QueryRunner>>; clock?: Clock }) {
+export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLookups; limits: QueryLimits; kinds: ReadonlyMap<string, QueryKind>; clock?: Clock }) {
   const { engine, lookups, limits, kinds } = deps
   const clock = deps.clock ?? systemClock
   let active = 0
@@ -110,8 +111,9 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
     /** Computes a query (or a wrapper's source) now; the answer carries PostHog's envelope. */
     async run(project: Project, query: unknown, opts: { signal?: AbortSignal } = {}): Promise<QueryResponse> {
       const { node, kind } = unwrapQuery(query)
-      const runner = kinds[kind]
-      if (!runner) throw validationError('query.kind', `Unknown query kind "${kind}" (known: ${Object.keys(kinds).join(', ')}).`, 'invalid_choice')
+      // A Map: only registered kinds resolve (never `constructor` or `__proto__` of an object's prototype).
+      const runner = kinds.get(kind)?.run
+      if (!runner) throw validationError('query.kind', `Unknown query kind "${kind}" (known: ${[...kinds.keys()].join(', ')}).`, 'invalid_choice')
       if (active >= limits.concurrency) {
         throw new AppError('rate_limited', `Too many queries are running (${limits.concurrency} at most): try again shortly.`)
       }
