@@ -1,6 +1,7 @@
 import type { OffsetSegment } from '../../domain/query/bucket-keys.ts'
 import { AppError } from '../../shared/errors.ts'
-import type { EventDialect, PropertySource, ValueSource } from '../event-sql/event-dialect.ts'
+import type { ElementField, ElementRef, EventDialect, PropertySource, ValueSource } from '../event-sql/event-dialect.ts'
+import { ATTRIBUTE_PATTERN, POSITION_PATTERN, SPLIT_CHAIN_PATTERN, SPLIT_CLASS_PATTERN } from '../../domain/actions/parse-elements-chain.ts'
 import type { SqlParams } from '../event-sql/sql-params.ts'
 import type { ValueSqlDialect } from '../sql/value-sql-dialect.ts'
 import { MATERIALIZED_PROPERTIES, materializedColumn } from '../duckdb/materialized-properties.ts'
@@ -21,6 +22,9 @@ const quantileOk = (q: number | undefined): q is number => typeof q === 'number'
  * - properties from the top-level key/value arrays the event store fills (exact keys at the top
  *   level; visitParam* would match a key at any depth), or from the materialized columns;
  * - `timestamp` is the DateTime (seconds); bucketing reads the exact `timestamp_ms`.
+ * - the elements chain parsed with the domain's RE2 patterns into tuples (extractAll gives a
+ *   pattern's first group only: the attribute values come from the same pattern with the key's group
+ *   made non-capturing, so the i-th match of both is the same span).
  * Window functions do not exist on 18.16: plans that need them (funnels, lifecycle, active users,
  * 24-hour retention, `sequence` cohorts) are refused with a 400 until their array programs are
  * written (docs/clickhouse.md).
@@ -44,11 +48,12 @@ export const clickHouseEventDialect: EventDialect = {
   tryDouble: (text) => `toFloat64OrNull(toString(${text}))`,
   isNaN: (value) => `isNaN(${value})`,
   eventsFrom(projectId, _params, needs) {
-    if (needs.elements) throw notYet('Filters on the elements chain (autocapture selectors)')
     const project = `project_id = ${Math.trunc(projectId)}`
-    if (!needs.person) return `(SELECT * FROM events WHERE ${project}) AS e WHERE 1`
+    // The chain is parsed once per row of the project, in the subquery, only when a filter reads elements.
+    const els = needs.elements ? `, ${ELEMENTS_SQL} AS __els` : ''
+    if (!needs.person) return `(SELECT *${els} FROM events WHERE ${project}) AS e WHERE 1`
     const overrides = `(SELECT old_person_id AS person_id, override_person_id FROM (${currentOverridesSql(projectId)}))`
-    return `(SELECT * FROM events ANY LEFT JOIN ${overrides} USING person_id WHERE ${project}) AS e WHERE 1`
+    return `(SELECT *${els} FROM events ANY LEFT JOIN ${overrides} USING person_id WHERE ${project}) AS e WHERE 1`
   },
   eventColumn(name) {
     if (!EVENT_COLUMNS.has(name)) throw new AppError('validation_error', `Unknown column "${name}".`, 'query')
@@ -137,15 +142,9 @@ export const clickHouseEventDialect: EventDialect = {
   concatWs: (separator, args) =>
     `arrayStringConcat(arrayMap(x -> assumeNotNull(x), arrayFilter(x -> isNotNull(x), [${args.map((a) => `toNullable(toString(${a}))`).join(', ')}])), ${separator})`,
   elements: {
-    parse: () => {
-      throw notYet('Filters on the elements chain (autocapture selectors)')
-    },
-    any: () => {
-      throw notYet('Filters on the elements chain (autocapture selectors)')
-    },
-    tokens: () => {
-      throw notYet('Filters on the elements chain (autocapture selectors)')
-    },
+    parse: () => ELEMENTS_SQL,
+    any: (condition) => `arrayExists(el_ -> coalesce(${condition(ELEMENT)}, 0), __els)`,
+    tokens: (parts) => `arrayStringConcat(arrayMap(el_ -> concat(${parts(ELEMENT).join(', ')}), __els), ',')`,
   },
   bitFlag: (index) => `bitShiftLeft(toUInt64(1), toUInt8(${index}))`,
   bitsShiftRight: (word, by) => `bitShiftRight(toUInt64(${word}), toUInt8(${by}))`,
@@ -214,3 +213,37 @@ function clickHouseValueDialect(params: SqlParams): ValueSqlDialect {
     compareBytes: (left, op, right) => `(${left} ${op === '<>' ? '!=' : op} ${right})`,
   }
 }
+
+/** Index (1-based) of each field in an element tuple of ELEMENTS_SQL. */
+const FIELD: Record<ElementField, number> = { tag: 1, text: 3, href: 4, attr_id: 5, nth_child: 6, nth_of_type: 7 }
+
+/** Element conditions are lambdas over one tuple of `ELEMENTS_SQL`'s array, named `el_` (`e` is the events alias). */
+const ELEMENT: ElementRef = {
+  field: (name) => `tupleElement(el_, ${FIELD[name]})`,
+  hasClass: (param) => `has(tupleElement(el_, 2), ${param})`,
+  attribute: (param) => `if(has(tupleElement(el_, 8), ${param}), tupleElement(el_, 9)[indexOf(tupleElement(el_, 8), ${param})], NULL)`,
+}
+
+const lit = stringLiteral
+/** The attribute pattern with the key's group non-capturing: extractAll then yields the values. */
+const VALUE_PATTERN = ATTRIBUTE_PATTERN.replace('(?s)(.*?)=', '(?s)(?:.*?)=')
+const unescapeQuote = (x: string): string => `replaceAll(${x}, '\\\\"', '"')`
+/** The last value of `key` in the (reversed) keys/values of an element. */
+const lookup = (key: string): string => `if(has(tupleElement(q_, 2), ${lit(key)}), tupleElement(q_, 3)[indexOf(tupleElement(q_, 2), ${lit(key)})], NULL)`
+const position = (expr: string): string => `if(match(coalesce(${expr}, ''), ${lit(POSITION_PATTERN)}), toString(toInt64OrZero(replaceRegexpOne(assumeNotNull(${expr}), '^[+]', ''))), NULL)`
+
+/**
+ * The `elements_chain` parsed in SQL as the domain's `parseElementsChain` does: an array of tuples
+ * (tag, classes, text, href, attr_id, nth_child, nth_of_type, keys, values), keys and values reversed
+ * so `indexOf` finds the last value of a key.
+ */
+const ELEMENTS_SQL = `arrayMap(q_ -> tuple(
+    if(tupleElement(q_, 1) = '', NULL, splitByChar('.', tupleElement(q_, 1))[1]),
+    if(position(tupleElement(q_, 1), '.') > 0, arrayFilter(c_ -> c_ != '', splitByChar('.', substring(tupleElement(q_, 1), position(tupleElement(q_, 1), '.') + 1))), emptyArrayString()),
+    ${lookup('text')}, ${lookup('href')}, ${lookup('attr_id')}, ${position(lookup('nth-child'))}, ${position(lookup('nth-of-type'))},
+    tupleElement(q_, 2), tupleElement(q_, 3)),
+  arrayMap(p_ -> tuple(tupleElement(p_, 1),
+      arrayReverse(arrayMap(k_ -> ${unescapeQuote('k_')}, extractAll(tupleElement(p_, 2), ${lit(ATTRIBUTE_PATTERN)}))),
+      arrayReverse(arrayMap(v_ -> ${unescapeQuote('v_')}, extractAll(tupleElement(p_, 2), ${lit(VALUE_PATTERN)})))),
+    arrayMap(el_ -> tuple(replaceRegexpOne(el_, ${lit(SPLIT_CLASS_PATTERN)}, '\\\\1'), replaceRegexpOne(el_, ${lit(SPLIT_CLASS_PATTERN)}, '\\\\2')),
+      extractAll(elements_chain, ${lit(SPLIT_CHAIN_PATTERN)}))))`

@@ -1,6 +1,6 @@
 import type { PersonOverrideStore } from '../../ingestion/person-store.ts'
 import type { ClickHouse } from './open-clickhouse.ts'
-import { intLiteral, uuidLiteral } from './clickhouse-literals.ts'
+import { intLiteral, stringLiteral } from './clickhouse-literals.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -43,10 +43,11 @@ export function createClickHousePersonOverrideStore(ch: ClickHouse): PersonOverr
       }
     }
     const newOf = new Map(overrides.map((o) => [o.oldPersonId.toLowerCase(), o.overridePersonId.toLowerCase()]))
-    const olds = [...newOf.keys()].map((u) => uuidLiteral(u)!).join(', ')
+    // Compared as text: 18.16 refuses a UUID literal in IN against an aggregated UUID ("Got: UInt128").
+    const olds = [...newOf.keys()].map(stringLiteral).join(', ')
     const pointing = await ch.query<{ old: string; target: string }>(
       `SELECT toString(old_person_id) AS old, toString(override_person_id) AS target FROM (${currentOverridesSql(projectId)})
-       WHERE override_person_id IN (${olds})`,
+       WHERE toString(override_person_id) IN (${olds})`,
     )
     const rows: Array<Record<string, unknown>> = []
     for (const p of pointing) rows.push(row(projectId, p.old, newOf.get(p.target)!, version()))
