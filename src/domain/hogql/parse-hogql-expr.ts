@@ -2,6 +2,7 @@ import type { CompareOp, HogQLConstant, HogQLExpr, HogQLSelect, IntervalUnit } f
 import { isReserved, type TokenCursor } from './hogql-cursor.ts'
 import { hogqlError } from './hogql-error.ts'
 import { checkCall, lookupFunction } from './hogql-functions.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 export interface ExprContext {
   cursor: TokenCursor
@@ -14,8 +15,8 @@ export interface ExprContext {
 }
 
 const MAX_DEPTH = 200
-const COMPARE: Record<string, CompareOp> = { '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
-const UNITS: Record<string, IntervalUnit> = {}
+const COMPARE = lookupTable<CompareOp>({ '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '<=': '<=', '>': '>', '>=': '>=' })
+const UNITS = Object.create(null) as Record<string, IntervalUnit | undefined>
 for (const u of ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const) {
   UNITS[u] = u
   UNITS[`${u}s`] = u

@@ -6,12 +6,13 @@ import { runEventsQuery } from './run-events-query.ts'
 import { runHogQLQuery } from './run-hogql-query.ts'
 import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
 import { runActorsQuery } from './run-actors-query.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 /**
  * The query kinds `POST /api/projects/:id/query/` answers, by PostHog's `kind`: one line per kind.
- * A kind not listed is a 400 naming `kind`.
+ * A kind not listed is a 400 naming `kind` (a table with no prototype: `constructor` is not a kind).
  */
-export const QUERY_KINDS: Readonly<Record<string, QueryRunner>> = {
+export const QUERY_KINDS = lookupTable<QueryRunner>({
   TrendsQuery: runTrendsQuery,
   FunnelsQuery: runFunnelsQuery,
   RetentionQuery: runRetentionQuery,
@@ -20,4 +21,4 @@ export const QUERY_KINDS: Readonly<Record<string, QueryRunner>> = {
   LifecycleQuery: runLifecycleQuery,
   HogQLQuery: runHogQLQuery,
   ActorsQuery: runActorsQuery,
-}
+})
