@@ -1,4 +1,4 @@
-import { AppError } from '../../../shared/errors.ts'
+import { AppError } from '../../shared/errors.ts'
 
 /** DuckDB error classes (message prefixes) that a query's own text or size causes, not the store. */
 const OUT_OF_MEMORY = /^Out of Memory Error\b/
