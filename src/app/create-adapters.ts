@@ -125,7 +125,7 @@ export async function createAdapters(
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
   const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
-  const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4 })
+  const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4, memoryLimit: config.storage.duckdbMemoryLimit })
   const queue = await openQueue(config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
   const pingConnection = await duck.connect({ monitoring: true })

@@ -59,6 +59,11 @@ export interface Config {
    * `warmPersonCache`: fill it with the most recent persons in the background at start-up.
    */
   readonly flags: { readonly personCacheEntries: number; readonly warmPersonCache: boolean }
+  /**
+   * Work one capture request may ask for: events per request, property keys (with `$set`/`$set_once`)
+   * and elements per event; past one, the request is a 413 naming it (domain/events/capture-limits.ts).
+   */
+  readonly capture: { readonly maxEvents: number; readonly maxKeysPerEvent: number; readonly maxElementsPerEvent: number }
   /** Query API guards: queries computing at once (429 past it), time limit per statement, rows per statement. */
   readonly query: { readonly concurrency: number; readonly timeoutMs: number; readonly maxRows: number }
   /**
@@ -224,6 +229,11 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       retryMinMs: int('TALLY_INGEST_RETRY_MIN_MS', env.TALLY_INGEST_RETRY_MIN_MS, 250, 1, 600_000),
       retryMaxMs: int('TALLY_INGEST_RETRY_MAX_MS', env.TALLY_INGEST_RETRY_MAX_MS, 30_000, 1, 3_600_000),
       isolateAfterAttempts: int('TALLY_INGEST_ISOLATE_AFTER', env.TALLY_INGEST_ISOLATE_AFTER, 3, 1, 1000),
+    },
+    capture: {
+      maxEvents: int('TALLY_CAPTURE_MAX_EVENTS', env.TALLY_CAPTURE_MAX_EVENTS, 2_000, 1, 1_000_000),
+      maxKeysPerEvent: int('TALLY_CAPTURE_MAX_EVENT_KEYS', env.TALLY_CAPTURE_MAX_EVENT_KEYS, 1_000, 1, 1_000_000),
+      maxElementsPerEvent: int('TALLY_CAPTURE_MAX_EVENT_ELEMENTS', env.TALLY_CAPTURE_MAX_EVENT_ELEMENTS, 500, 1, 1_000_000),
     },
     query: {
       concurrency: int('TALLY_QUERY_CONCURRENCY', env.TALLY_QUERY_CONCURRENCY, 4, 1, 256),
