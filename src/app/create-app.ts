@@ -82,6 +82,7 @@ export async function createApp(
         createDefinitionsStep({
           store: createSqlDefinitionStore(stores.meta),
           groupTypeIndex: async (projectId, name) => (await services.groupTypes.list(projectId)).find((t) => t.groupType === name)?.groupTypeIndex,
+          counters: services.ingestionCounters,
           logger: logger.child({ module: 'ingestion' }),
         }),
       ],

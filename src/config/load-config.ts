@@ -10,6 +10,12 @@ export interface Config {
   readonly storage: {
     readonly dataDir: string
     readonly metadataUrl: string | null
+    /**
+     * `TALLY_CLICKHOUSE_URL` (`http://user:password@host:8123/database`): events, dead letters, person
+     * overrides and event queries on that ClickHouse server (the database is created when missing)
+     * instead of embedded DuckDB. Metadata stays where `metadataUrl` puts it.
+     */
+    readonly clickhouseUrl: string | null
     readonly queueSegmentBytes: number
     /** Unprocessed bytes the event queue may hold; past it capture answers 503 with Retry-After. */
     readonly queueMaxBacklogBytes: number
@@ -53,6 +59,11 @@ export interface Config {
    * `warmPersonCache`: fill it with the most recent persons in the background at start-up.
    */
   readonly flags: { readonly personCacheEntries: number; readonly warmPersonCache: boolean }
+  /**
+   * Work one capture request may ask for: events per request, property keys (with `$set`/`$set_once`)
+   * and elements per event; past one, the request is a 413 naming it (domain/events/capture-limits.ts).
+   */
+  readonly capture: { readonly maxEvents: number; readonly maxKeysPerEvent: number; readonly maxElementsPerEvent: number }
   /** Query API guards: queries computing at once (429 past it), time limit per statement, rows per statement. */
   readonly query: { readonly concurrency: number; readonly timeoutMs: number; readonly maxRows: number }
   /**
@@ -183,6 +194,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     storage: {
       dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),
       metadataUrl: env.TALLY_DATABASE_URL || null,
+      clickhouseUrl: env.TALLY_CLICKHOUSE_URL || null,
       // The event queue starts a new segment file past this size (fully acknowledged ones are deleted).
       queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
       // Accepted but not yet processed: past it capture answers 503 + Retry-After (the SDKs retry).
@@ -217,6 +229,11 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       retryMinMs: int('TALLY_INGEST_RETRY_MIN_MS', env.TALLY_INGEST_RETRY_MIN_MS, 250, 1, 600_000),
       retryMaxMs: int('TALLY_INGEST_RETRY_MAX_MS', env.TALLY_INGEST_RETRY_MAX_MS, 30_000, 1, 3_600_000),
       isolateAfterAttempts: int('TALLY_INGEST_ISOLATE_AFTER', env.TALLY_INGEST_ISOLATE_AFTER, 3, 1, 1000),
+    },
+    capture: {
+      maxEvents: int('TALLY_CAPTURE_MAX_EVENTS', env.TALLY_CAPTURE_MAX_EVENTS, 2_000, 1, 1_000_000),
+      maxKeysPerEvent: int('TALLY_CAPTURE_MAX_EVENT_KEYS', env.TALLY_CAPTURE_MAX_EVENT_KEYS, 1_000, 1, 1_000_000),
+      maxElementsPerEvent: int('TALLY_CAPTURE_MAX_EVENT_ELEMENTS', env.TALLY_CAPTURE_MAX_EVENT_ELEMENTS, 500, 1, 1_000_000),
     },
     query: {
       concurrency: int('TALLY_QUERY_CONCURRENCY', env.TALLY_QUERY_CONCURRENCY, 4, 1, 256),
@@ -290,6 +307,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   for (const [name, size] of [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit], ['TALLY_DUCKDB_WRITE_MEMORY_LIMIT', config.storage.duckdbWriteMemoryLimit]]) {
     if (!/^[1-9]\d*(kB|MB|GB)$/.test(size!)) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
   }
+  if (config.storage.clickhouseUrl && !validClickHouseUrl(config.storage.clickhouseUrl)) {
+    problems.push('TALLY_CLICKHOUSE_URL must be an http:// or https:// URL naming at most one database, e.g. http://default:@127.0.0.1:8123/tally')
+  }
   if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {
     problems.push('TALLY_DATABASE_URL must be a postgres:// URL')
   }
@@ -324,4 +344,14 @@ function deepFreeze<T>(o: T): T {
     Object.freeze(o)
   }
   return o
+}
+
+/** An http(s) URL whose path is empty or one database name. */
+function validClickHouseUrl(url: string): boolean {
+  try {
+    const u = new URL(url)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && /^\/?[^/]*\/?$/.test(u.pathname)
+  } catch {
+    return false
+  }
 }

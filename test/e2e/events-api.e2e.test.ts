@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents, type EventJson } from '../helpers/capture-helpers.ts'
 import { queryOk } from '../helpers/query-data.ts'
@@ -15,8 +16,8 @@ async function list(app: TestApp, query: string): Promise<{ next: string | null;
   return res.json()
 }
 
-test('stored events keep uuid, name, distinct_id, all properties, elements chain and a clock-skew corrected timestamp', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('stored events keep uuid, name, distinct_id, all properties, elements chain and a clock-skew corrected timestamp', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const uuid = crypto.randomUUID()
   const sentAt = new Date(Date.now() + 60 * 60 * 1000) // the client's clock runs an hour ahead
   const clientTs = new Date(sentAt.getTime() - 10_000) // captured 10 s before sending
@@ -51,15 +52,15 @@ test('stored events keep uuid, name, distinct_id, all properties, elements chain
   assert.match(e!.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/)
 })
 
-test('an invalid client uuid is replaced by a server UUIDv7', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('an invalid client uuid is replaced by a server UUIDv7', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await capture(app, [{ uuid: 'not-a-uuid', event: 'x', distinct_id: 'u' }])
   const [e] = await waitForEvents(app, 1)
   assert.match(e!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
 })
 
-test('a timestamp more than 23 hours ahead is clamped to the receive time', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a timestamp more than 23 hours ahead is clamped to the receive time', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const start = Date.now()
   await capture(app, [{ event: 'future', distinct_id: 'u', timestamp: new Date(start + 48 * 3600_000).toISOString() }])
   const [e] = await waitForEvents(app, 1)
@@ -67,8 +68,8 @@ test('a timestamp more than 23 hours ahead is clamped to the receive time', asyn
   assert.ok(ts >= start - 1000 && ts <= Date.now() + 1000)
 })
 
-test('the list is newest first and filters by event, distinct_id, after, before and properties', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('the list is newest first and filters by event, distinct_id, after, before and properties', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const base = Date.parse('2024-03-01T00:00:00Z')
   const at = (m: number) => new Date(base + m * 60_000).toISOString()
   await capture(app, [
@@ -91,8 +92,8 @@ test('the list is newest first and filters by event, distinct_id, after, before 
   assert.deepEqual(names(await list(app, props([{ key: 'n', operator: 'is_not_set' }]))), ['click:a'])
 })
 
-test('cursor pagination through next visits every event once, even when timestamps tie', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('cursor pagination through next visits every event once, even when timestamps tie', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const ts = new Date().toISOString()
   await capture(app, Array.from({ length: 25 }, (_, i) => ({ event: 'p', distinct_id: `d${i}`, timestamp: ts })))
   await waitForEvents(app, 25)
@@ -109,8 +110,8 @@ test('cursor pagination through next visits every event once, even when timestam
   assert.equal(new Set(seen).size, 25)
 })
 
-test('limit/offset pagination returns next with the following offset', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('limit/offset pagination returns next with the following offset', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await capture(app, Array.from({ length: 5 }, (_, i) => ({ event: 'o', distinct_id: `d${i}` })))
   await waitForEvents(app, 5)
   const first = await list(app, 'limit=2&offset=0')
@@ -122,8 +123,8 @@ test('limit/offset pagination returns next with the following offset', async (t)
   assert.equal((await readAllEvents(app)).length, 5)
 })
 
-test('one event is read by uuid; an unknown uuid is 404', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('one event is read by uuid; an unknown uuid is 404', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const uuid = crypto.randomUUID()
   await capture(app, [{ uuid, event: 'one', distinct_id: 'u', properties: { k: 'v' } }])
   await waitForEvents(app, 1)
@@ -136,8 +137,8 @@ test('one event is read by uuid; an unknown uuid is 404', async (t) => {
   assert.equal(missing.json().code, 'not_found')
 })
 
-test('the events API needs a personal API key and rejects bad filters with 400', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('the events API needs a personal API key and rejects bad filters with 400', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const anon = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/` })
   assert.equal(anon.statusCode, 401)
   const badProps = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?properties=nope`, headers: app.auth })

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ProjectService } from './project-service.ts'
 import type { Project, User } from './project-types.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
-import { has, readBody, readString } from '../../http/drf-fields.ts'
+import { has, readBody, readHttpUrl, readString } from '../../http/drf-fields.ts'
 import { addRoute } from '../../http/route-paths.ts'
 import type { ProjectSettingsInput } from './project-store.ts'
 import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
@@ -31,6 +31,7 @@ export function toProjectJson(p: Project, level: number | null = null) {
     is_demo: false,
     access_control: false,
     effective_membership_level: level,
+    slack_incoming_webhook: p.slackIncomingWebhook,
     ...recordingSettingsJson(p.sessionRecording),
   }
 }
@@ -55,6 +56,7 @@ export async function projectRoutes(app: FastifyInstance, opts: { projects: Proj
     const input: ProjectSettingsInput = {}
     if (has(body, 'name')) input.name = readString(body.name, 'name', { maxLength: 200 })!
     if (has(body, 'timezone')) input.timezone = readString(body.timezone, 'timezone', { maxLength: 100 })!
+    if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
     const sessionRecording = readRecordingSettingsPatch(body, req.project.sessionRecording)
     if (sessionRecording) input.sessionRecording = sessionRecording
     return toProjectJson(await opts.projects.updateSettings(req.project, input), await levelOf(req.user))

@@ -5,6 +5,8 @@ export interface ProjectSettingsInput {
   name?: string
   timezone?: string
   sessionRecording?: RecordingSettings
+  /** null clears it. */
+  slackIncomingWebhook?: string | null
 }
 
 export interface BootstrapInput {

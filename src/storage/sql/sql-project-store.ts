@@ -6,7 +6,7 @@ import { cannotBeStored, refuseNul } from './sql-text.ts'
 import { readStoredRecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
-  p.timezone, p.created_at, p.updated_at, p.session_recording`
+  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook`
 const PROJECT_FROM = 'projects p JOIN organizations o ON o.id = p.organization_id'
 
 type Row = Record<string, any>
@@ -35,6 +35,7 @@ function toProject(r: Row): Project {
     apiToken: r.api_token,
     timezone: r.timezone,
     sessionRecording: readStoredRecordingSettings(r.session_recording),
+    slackIncomingWebhook: r.slack_incoming_webhook ?? null,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   }
@@ -108,11 +109,19 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       return projectById(db, projectId)
     },
     async updateSettings(projectId, input) {
-      refuseNul({ name: input.name, timezone: input.timezone })
+      refuseNul({ name: input.name, timezone: input.timezone, slack_incoming_webhook: input.slackIncomingWebhook })
       await db.query(
         `UPDATE projects SET name = COALESCE($1, name), timezone = COALESCE($2, timezone),
-           session_recording = COALESCE($4::jsonb, session_recording), updated_at = now() WHERE id = $3`,
-        [input.name ?? null, input.timezone ?? null, projectId, input.sessionRecording ? JSON.stringify(input.sessionRecording) : null],
+           session_recording = COALESCE($4::jsonb, session_recording),
+           slack_incoming_webhook = CASE WHEN $5::boolean THEN $6 ELSE slack_incoming_webhook END, updated_at = now() WHERE id = $3`,
+        [
+          input.name ?? null,
+          input.timezone ?? null,
+          projectId,
+          input.sessionRecording ? JSON.stringify(input.sessionRecording) : null,
+          input.slackIncomingWebhook !== undefined,
+          input.slackIncomingWebhook ?? null,
+        ],
       )
       return projectById(db, projectId)
     },
