@@ -52,7 +52,7 @@ const perPerson: Plan = { source: { kind: 'events' }, select: [{ alias: 'd', exp
 const counts = ROWS.reduce<Record<string, number>>((m, r) => ({ ...m, [r.d]: (m[r.d] ?? 0) + 1 }), {})
 const sorted = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => a.localeCompare(b))
 
-type CaseKey = Expr['op'] | `source:${Source['kind']}` | 'shared_plan' | 'group_order_limit'
+export type CaseKey = Expr['op'] | `source:${Source['kind']}` | 'shared_plan' | 'group_order_limit'
 
 export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
   column: [{ title: 'event and distinct_id, by time', plan: fromEvents([['e', col('event')], ['d', col('distinct_id')]]), expect: each((r) => ({ e: r.e, d: r.d })) }],
