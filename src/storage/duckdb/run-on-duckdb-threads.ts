@@ -49,9 +49,14 @@ async function runNow(c: DuckDBConnection, sql: string, values?: readonly DuckDB
     const handle = (pending as unknown as { pending_result: bindings.PendingResult }).pending_result
     for (let wait = 1; ; wait = Math.min(MAX_POLL_MS, wait * 2)) {
       const state = bindings.pending_execute_check_state(handle)
-      // READY, or ERROR (which is also how a finished execution reports itself): reading the
-      // result either returns it at once or throws the statement's error.
-      if (state === bindings.PendingState.RESULT_READY || state === bindings.PendingState.ERROR) break
+      if (state === bindings.PendingState.RESULT_READY) break
+      if (state === bindings.PendingState.ERROR) {
+        // Also how a finished execution reports itself (DuckDB's C API maps EXECUTION_FINISHED to
+        // it): without an error message the result is read as for READY.
+        const message = bindings.pending_error(handle)
+        if (message) throw new Error(message)
+        break
+      }
       await new Promise((resolve) => setTimeout(resolve, wait))
     }
     const reader = await pending.readAll()
