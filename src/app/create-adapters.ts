@@ -113,6 +113,7 @@ export async function createAdapters(
     writeMemoryLimit: config.storage.duckdbWriteMemoryLimit,
     writeThreads: config.storage.duckdbWriteThreads,
     idleTrimMs: config.storage.duckdbIdleTrimSeconds * 1000,
+    queryThreads: config.query?.threads,
   })
   const events = await createDuckDbEventStore(duck, {
     stagingDir: path.join(dir, 'events', 'staging'),
