@@ -1,5 +1,6 @@
 import type { FlagEvaluation } from '../../domain/flags/flag-types.ts'
 import type { DecideResult } from './decide-service.ts'
+import { DEFAULT_SDK_SETTINGS, type SdkSettings } from '../projects/project-settings.ts'
 
 /** Where posthog-js should send events (`analytics.endpoint`). */
 export const ANALYTICS_ENDPOINT = '/i/v0/e/'
@@ -7,11 +8,21 @@ export const ANALYTICS_ENDPOINT = '/i/v0/e/'
 /** posthog-js reads `supportedCompression` to pick its encoding; `gzip-js` keeps it compressing. */
 export const SUPPORTED_COMPRESSION = ['gzip', 'gzip-js', 'lz64']
 
+/** Which answer the remote config goes into: legacy `/decide`, or `/flags?config` and `/array/<token>/config`. */
+export type ConfigForm = 'decide' | 'remote'
+
 /**
  * The remote-config part of /decide and `/flags?config=true` (and of `/array/<token>/config`): what
- * posthog-js reads first. Session recording, surveys, heatmaps stay off until Tally has them.
+ * posthog-js reads first, with the product switches from the project's settings as PostHog builds
+ * them (`posthog/api/decide.py` get_base_config for /decide, `posthog/models/remote_config.py`
+ * build_config for the others): exception autocapture is `{endpoint: "/e/"}` in /decide and a
+ * boolean plus `errorTracking` in remote config; `capturePerformance` is an object when network timing
+ * or web vitals are on, else false. Session recording and surveys stay off until Tally has them.
  */
-export function remoteConfigFields(hasFeatureFlags: boolean) {
+export function remoteConfigFields(hasFeatureFlags: boolean, settings: SdkSettings = DEFAULT_SDK_SETTINGS, form: ConfigForm = 'remote') {
+  const exceptions = settings.autocapture_exceptions_opt_in === true
+  const networkTiming = settings.capture_performance_opt_in === true
+  const webVitals = settings.autocapture_web_vitals_opt_in === true
   return {
     config: { enable_collect_everything: true },
     editorParams: {},
@@ -20,14 +31,15 @@ export function remoteConfigFields(hasFeatureFlags: boolean) {
     supportedCompression: SUPPORTED_COMPRESSION,
     hasFeatureFlags,
     sessionRecording: false,
-    captureDeadClicks: false,
-    capturePerformance: false,
-    autocapture_opt_out: false,
-    autocaptureExceptions: false,
+    captureDeadClicks: settings.capture_dead_clicks === true,
+    capturePerformance: networkTiming || webVitals ? { network_timing: networkTiming, web_vitals: webVitals, web_vitals_allowed_metrics: null } : false,
+    autocapture_opt_out: settings.autocapture_opt_out === true,
+    autocaptureExceptions: form === 'decide' ? (exceptions ? { endpoint: '/e/' } : false) : exceptions,
+    ...(form === 'remote' && { errorTracking: { autocaptureExceptions: exceptions, suppressionRules: [] } }),
     analytics: { endpoint: ANALYTICS_ENDPOINT },
     elementsChainAsString: true,
     surveys: false,
-    heatmaps: false,
+    heatmaps: settings.heatmaps_opt_in === true,
     defaultIdentifiedOnly: true,
     siteApps: [],
   }
@@ -118,12 +130,25 @@ class JsonBody {
   }
 }
 
-const configJson = [false, true].map((b) => Buffer.from(`{${JSON.stringify(remoteConfigFields(b)).slice(1, -1)},`))
+// The opening of an answer per settings object (frozen, replaced on change), form and hasFeatureFlags.
+const openings = new WeakMap<SdkSettings, Map<string, Buffer>>()
 const NO_CONFIG = Buffer.from('{')
 
-/** The opening of an answer: `{` and the remote-config members when asked for (`null`: not asked). */
-export function remoteConfigMembers(hasFeatureFlags: boolean | null): Buffer {
-  return hasFeatureFlags === null ? NO_CONFIG : configJson[hasFeatureFlags ? 1 : 0]
+/**
+ * The opening of an answer: `{` and the remote-config members when asked for (`null`: not asked),
+ * built once per project settings, form and `hasFeatureFlags`.
+ */
+export function remoteConfigMembers(hasFeatureFlags: boolean | null, settings: SdkSettings = DEFAULT_SDK_SETTINGS, form: ConfigForm = 'remote'): Buffer {
+  if (hasFeatureFlags === null) return NO_CONFIG
+  let built = openings.get(settings)
+  if (!built) openings.set(settings, (built = new Map()))
+  const key = `${form}:${hasFeatureFlags}`
+  let opening = built.get(key)
+  if (!opening) {
+    opening = Buffer.from(`{${JSON.stringify(remoteConfigFields(hasFeatureFlags, settings, form)).slice(1, -1)},`)
+    built.set(key, opening)
+  }
+  return opening
 }
 
 /**

@@ -74,7 +74,7 @@ export function remoteConfigRoutes(app: FastifyInstance, opts: DefinitionsOption
     const token = (req.params as { token: string }).token
     const project = opts.projects.cachedProjectByToken(token) ?? (await opts.projects.findProjectByToken(token))
     if (!project) throw new AppError('not_found', 'Not found.')
-    return { token, ...remoteConfigFields(await hasFlags(project.id)) }
+    return { token, ...remoteConfigFields(await hasFlags(project.id), await opts.projects.sdkSettingsOf(project)) }
   }
   app.get('/array/:token/config', async (req) => configOf(req))
   app.get('/array/:token/config.js', async (req, reply) => {

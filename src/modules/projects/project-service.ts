@@ -1,7 +1,8 @@
 import { AppError } from '../../shared/errors.ts'
 import { assertTimeZone } from '../../domain/query/zoned-time.ts'
 import { generateToken, hashSecret, maskSecret } from '../../shared/ids.ts'
-import type { ProjectStore } from './project-store.ts'
+import type { ProjectSettingsInput, ProjectStore } from './project-store.ts'
+import type { SdkSettings } from './project-settings.ts'
 import type { Project, User } from './project-types.ts'
 import { systemClock, type Clock } from '../../shared/clock.ts'
 
@@ -22,7 +23,19 @@ const NEGATIVE_MAX = 10_000
  * resolve their key without a database query; a token not in memory is looked up once and a miss
  * is remembered for 30 s (so a flood of bad keys cannot turn into a flood of queries).
  */
-export function createProjectService(store: ProjectStore, clock: Clock = systemClock) {
+export function createProjectService(
+  store: ProjectStore,
+  clock: Clock = systemClock,
+  opts: {
+    /**
+     * How long a project's SDK settings are used before they are read again for remote config:
+     * Infinity embedded (this process makes every change), finite at scale (another node may).
+     */
+    settingsTtlMs?: number
+  } = {},
+) {
+  const settingsTtlMs = opts.settingsTtlMs ?? Infinity
+  const settingsReadAt = new Map<number, { settings: SdkSettings; at: number; reading?: Promise<SdkSettings> }>()
   const byToken = new Map<string, Project>()
   const missingTokens = new Map<string, number>()
   const userByKeyHash = new Map<string, User>()
@@ -30,6 +43,7 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
   function remember(p: Project) {
     byToken.set(p.apiToken, p)
     missingTokens.delete(p.apiToken)
+    settingsReadAt.set(p.id, { settings: p.settings, at: clock.now() })
   }
 
   /** Adds a personal API key for a user (the first user by default) and returns it once. */
@@ -95,11 +109,14 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
       return user
     },
 
-    async createProject(name: string, organizationId?: number): Promise<{ project: Project; apiToken: string }> {
+    /** A project with its own API token; `settings` (timezone checked first) applied before it is returned. */
+    async createProject(name: string, organizationId?: number, settings: Omit<ProjectSettingsInput, 'name'> = {}): Promise<{ project: Project; apiToken: string }> {
+      if (settings.timezone !== undefined) assertTimeZone(settings.timezone, 'timezone')
       const owner = await store.firstUser()
       if (!owner) throw new AppError('not_found', 'Tally has not been initialised: run `tally serve` once first.')
       const apiToken = generateToken('phc_')
-      const project = await store.createProject({ organizationId: organizationId ?? owner.organizationId, name, apiToken })
+      let project = await store.createProject({ organizationId: organizationId ?? owner.organizationId, name, apiToken })
+      if (settings.timezone !== undefined || settings.sdk) project = await store.updateSettings(project.id, settings)
       remember(project)
       return { project, apiToken }
     },
@@ -127,8 +144,34 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
       return updated
     },
 
+    /**
+     * The project's SDK settings for remote config. Embedded they are the cached project's (every
+     * change goes through this process); at scale they are read again once older than the TTL, and a
+     * store that does not answer keeps the last known ones (remote config must not fail for it).
+     */
+    async sdkSettingsOf(project: Project): Promise<SdkSettings> {
+      const known = settingsReadAt.get(project.id) ?? { settings: project.settings, at: clock.now() }
+      if (clock.now() - known.at < settingsTtlMs) return known.settings
+      if (!known.reading) {
+        known.reading = store.findProjectById(project.id).then(
+          (fresh) => {
+            if (fresh) remember(fresh)
+            return fresh?.settings ?? known.settings
+          },
+          () => known.settings,
+        ).finally(() => {
+          known.reading = undefined
+        })
+        settingsReadAt.set(project.id, known)
+      }
+      return known.reading
+    },
+
+    /** Which of these projects have had an event ingested (PostHog's `ingested_event`). */
+    projectsWithEvents: (projectIds: readonly number[]) => store.projectsWithEvents(projectIds),
+
     /** PATCH of the project's settings; `timezone` must be an IANA zone (queries bucket days in it). */
-    async updateSettings(project: Project, input: { name?: string; timezone?: string }): Promise<Project> {
+    async updateSettings(project: Project, input: ProjectSettingsInput): Promise<Project> {
       if (input.timezone !== undefined) assertTimeZone(input.timezone, 'timezone')
       const updated = await store.updateSettings(project.id, input)
       remember(updated)

@@ -1,3 +1,5 @@
+import type { SdkSettings } from './project-settings.ts'
+
 /** A user of Tally (PostHog's User): the `created_by` of records is their summary. */
 export interface User {
   id: number
@@ -27,6 +29,8 @@ export interface Project {
   timezone: string
   createdAt: Date
   updatedAt: Date
+  /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */
+  settings: SdkSettings
 }
 
 /** The person summary PostHog returns as `created_by`. */
