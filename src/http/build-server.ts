@@ -49,6 +49,8 @@ import type { EventPersonLookup } from '../modules/events/event-routes.ts'
 import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
 import { surveyRoutes } from '../modules/surveys/survey-routes.ts'
 import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
+import { destinationRoutes } from '../modules/notifications/destination-routes.ts'
+import type { DestinationService } from '../modules/notifications/destination-service.ts'
 import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-routes.ts'
 import { apiSchemaRoutes, collectApiRoutes } from './api-schema.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
@@ -78,6 +80,7 @@ export interface ServerServices {
   flagDefinitions: DefinitionsCache
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
+  notifications: { destinations: DestinationService }
 }
 
 export interface ServerOptions {
@@ -97,6 +100,8 @@ export interface ServerOptions {
   limits?: Omit<HttpConfig, 'host' | 'port' | 'maxBodyBytes'>
   /** Where the built web app served at `/` lives (default `dist/web` of the package). */
   webApp?: WebAppOptions
+  /** Session replay's routes (`/s/` public, session_recordings private), registered in each scope. */
+  replay?: { publicRoutes(scope: FastifyInstance): Promise<void>; privateRoutes(scope: FastifyInstance): Promise<void> }
 }
 
 /**
@@ -150,6 +155,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
     await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
+    if (opts.replay) await publicScope.register(opts.replay.publicRoutes)
   })
 
   // Sign-in, sign-out, set-up and sign-up: JSON bodies, no authentication.
@@ -172,8 +178,10 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
     await privateScope.register(definitionRoutes, { definitions: services.definitions })
     await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
+    await privateScope.register(destinationRoutes, { destinations: services.notifications.destinations })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
+    if (opts.replay) await privateScope.register(opts.replay.privateRoutes)
   })
 
   await app.register(apiSchemaRoutes, { routes: apiRoutes })

@@ -1,6 +1,7 @@
 import type { FlagEvaluation } from '../../domain/flags/flag-types.ts'
 import type { DecideResult } from './decide-service.ts'
 import { DEFAULT_SDK_SETTINGS, type SdkSettings } from '../projects/project-settings.ts'
+import { DEFAULT_RECORDING_SETTINGS, toSessionRecordingConfig, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 /** Where posthog-js should send events (`analytics.endpoint`). */
 export const ANALYTICS_ENDPOINT = '/i/v0/e/'
@@ -17,9 +18,14 @@ export type ConfigForm = 'decide' | 'remote'
  * them (`posthog/api/decide.py` get_base_config for /decide, `posthog/models/remote_config.py`
  * build_config for the others): exception autocapture is `{endpoint: "/e/"}` in /decide and a
  * boolean plus `errorTracking` in remote config; `capturePerformance` is an object when network timing
- * or web vitals are on, else false. Session recording and surveys stay off until Tally has them.
+ * or web vitals are on, else false. `sessionRecording` comes from the project's replay settings; surveys stay off until Tally has them.
  */
-export function remoteConfigFields(hasFeatureFlags: boolean, settings: SdkSettings = DEFAULT_SDK_SETTINGS, form: ConfigForm = 'remote') {
+export function remoteConfigFields(
+  hasFeatureFlags: boolean,
+  settings: SdkSettings = DEFAULT_SDK_SETTINGS,
+  form: ConfigForm = 'remote',
+  sessionRecording: false | Record<string, unknown> = false,
+) {
   const exceptions = settings.autocapture_exceptions_opt_in === true
   const networkTiming = settings.capture_performance_opt_in === true
   const webVitals = settings.autocapture_web_vitals_opt_in === true
@@ -30,7 +36,7 @@ export function remoteConfigFields(hasFeatureFlags: boolean, settings: SdkSettin
     isAuthenticated: false,
     supportedCompression: SUPPORTED_COMPRESSION,
     hasFeatureFlags,
-    sessionRecording: false,
+    sessionRecording,
     captureDeadClicks: settings.capture_dead_clicks === true,
     capturePerformance: networkTiming || webVitals ? { network_timing: networkTiming, web_vitals: webVitals, web_vitals_allowed_metrics: null } : false,
     autocapture_opt_out: settings.autocapture_opt_out === true,
@@ -130,22 +136,30 @@ class JsonBody {
   }
 }
 
-// The opening of an answer per settings object (frozen, replaced on change), form and hasFeatureFlags.
-const openings = new WeakMap<SdkSettings, Map<string, Buffer>>()
+// The opening of an answer per settings objects (frozen, replaced on change), form and hasFeatureFlags.
+const openings = new WeakMap<SdkSettings, WeakMap<RecordingSettings, Map<string, Buffer>>>()
 const NO_CONFIG = Buffer.from('{')
 
 /**
  * The opening of an answer: `{` and the remote-config members when asked for (`null`: not asked),
- * built once per project settings, form and `hasFeatureFlags`.
+ * built once per project settings (SDK and replay), form and `hasFeatureFlags`.
  */
-export function remoteConfigMembers(hasFeatureFlags: boolean | null, settings: SdkSettings = DEFAULT_SDK_SETTINGS, form: ConfigForm = 'remote'): Buffer {
+export function remoteConfigMembers(
+  hasFeatureFlags: boolean | null,
+  settings: SdkSettings = DEFAULT_SDK_SETTINGS,
+  form: ConfigForm = 'remote',
+  recording: RecordingSettings = DEFAULT_RECORDING_SETTINGS,
+): Buffer {
   if (hasFeatureFlags === null) return NO_CONFIG
-  let built = openings.get(settings)
-  if (!built) openings.set(settings, (built = new Map()))
+  let bySettings = openings.get(settings)
+  if (!bySettings) openings.set(settings, (bySettings = new WeakMap()))
+  let built = bySettings.get(recording)
+  if (!built) bySettings.set(recording, (built = new Map()))
   const key = `${form}:${hasFeatureFlags}`
   let opening = built.get(key)
   if (!opening) {
-    opening = Buffer.from(`{${JSON.stringify(remoteConfigFields(hasFeatureFlags, settings, form)).slice(1, -1)},`)
+    const fields = remoteConfigFields(hasFeatureFlags, settings, form, toSessionRecordingConfig(recording))
+    opening = Buffer.from(`{${JSON.stringify(fields).slice(1, -1)},`)
     built.set(key, opening)
   }
   return opening

@@ -7,6 +7,8 @@ import { paginate, readPage } from '../../http/pagination.ts'
 import { has, readBody, readBool, readString, type Body } from '../../http/drf-fields.ts'
 import { addRoute } from '../../http/route-paths.ts'
 import { AppError } from '../../shared/errors.ts'
+import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
+import { DEFAULT_RECORDING_SETTINGS, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 /**
  * A project as PostHog's TeamSerializer shows it (the fields clients read). `level` is the reader's
@@ -33,17 +35,20 @@ export function toProjectJson(p: Project, level: number | null = null, ingestedE
     is_demo: false,
     access_control: false,
     effective_membership_level: level,
+    ...recordingSettingsJson(p.sessionRecording),
     ...p.settings,
   }
 }
 
 /**
- * The settings of a PATCH or create body that Tally honours: `name`, `timezone` and PostHog's SDK
- * settings (DRF BooleanFields that allow null). Every other key is ignored, as PostHog's serializer
+ * The settings of a PATCH or create body that Tally honours: `name`, `timezone`, the replay settings
+ * (recording-settings-schemas.ts) and PostHog's SDK settings (DRF BooleanFields that allow null). Every other key is ignored, as PostHog's serializer
  * ignores keys it does not know (docs/projects.md lists PostHog's settings Tally does not honour).
  */
-function readSettings(body: Body): ProjectSettingsInput {
+function readSettings(body: Body, recording: RecordingSettings): ProjectSettingsInput {
   const input: ProjectSettingsInput = {}
+  const sessionRecording = readRecordingSettingsPatch(body, recording)
+  if (sessionRecording) input.sessionRecording = sessionRecording
   if (has(body, 'name')) input.name = readString(body.name, 'name', { maxLength: 200 })!
   if (has(body, 'timezone')) input.timezone = readString(body.timezone, 'timezone', { maxLength: 100 })!
   const sdk: Partial<Record<SdkSettingKey, boolean | null>> = {}
@@ -77,7 +82,7 @@ export async function projectRoutes(app: FastifyInstance, opts: ProjectRouteOpti
   })
   app.get('/api/projects/:project_id/', async (req) => toProjectJson(req.project, await levelOf(req.user), await ingested(req.project)))
   addRoute(app, 'PATCH', '/api/projects/:project_id/', async (req) => {
-    const updated = await projects.updateSettings(req.project, readSettings(readBody(req.body)))
+    const updated = await projects.updateSettings(req.project, readSettings(readBody(req.body), req.project.sessionRecording))
     return toProjectJson(updated, await levelOf(req.user), await ingested(updated))
   })
 
@@ -87,7 +92,7 @@ export async function projectRoutes(app: FastifyInstance, opts: ProjectRouteOpti
     if (organizationRef !== null && organizationRef !== '@current' && organizationRef !== membership.organizationUuid) {
       throw new AppError('not_found', 'Not found.')
     }
-    const { name, ...settings } = readSettings(readBody(req.body))
+    const { name, ...settings } = readSettings(readBody(req.body), DEFAULT_RECORDING_SETTINGS)
     const { project } = await projects.createProject(name ?? 'Default project', membership.organizationId, settings)
     return toProjectJson(project, await levelOf(req.user), false)
   }

@@ -2,7 +2,6 @@ import { AppError } from '../../shared/errors.ts'
 import { assertTimeZone } from '../../domain/query/zoned-time.ts'
 import { generateToken, hashSecret, maskSecret } from '../../shared/ids.ts'
 import type { ProjectSettingsInput, ProjectStore } from './project-store.ts'
-import type { SdkSettings } from './project-settings.ts'
 import type { Project, User } from './project-types.ts'
 import { systemClock, type Clock } from '../../shared/clock.ts'
 
@@ -28,14 +27,14 @@ export function createProjectService(
   clock: Clock = systemClock,
   opts: {
     /**
-     * How long a project's SDK settings are used before they are read again for remote config:
+     * How long a project's settings are used before they are read again for remote config:
      * Infinity embedded (this process makes every change), finite at scale (another node may).
      */
     settingsTtlMs?: number
   } = {},
 ) {
   const settingsTtlMs = opts.settingsTtlMs ?? Infinity
-  const settingsReadAt = new Map<number, { settings: SdkSettings; at: number; reading?: Promise<SdkSettings> }>()
+  const settingsReadAt = new Map<number, { project: Project; at: number; reading?: Promise<Project> }>()
   const byToken = new Map<string, Project>()
   const missingTokens = new Map<string, number>()
   const userByKeyHash = new Map<string, User>()
@@ -43,7 +42,7 @@ export function createProjectService(
   function remember(p: Project) {
     byToken.set(p.apiToken, p)
     missingTokens.delete(p.apiToken)
-    settingsReadAt.set(p.id, { settings: p.settings, at: clock.now() })
+    settingsReadAt.set(p.id, { project: p, at: clock.now() })
   }
 
   /** Adds a personal API key for a user (the first user by default) and returns it once. */
@@ -116,7 +115,7 @@ export function createProjectService(
       if (!owner) throw new AppError('not_found', 'Tally has not been initialised: run `tally serve` once first.')
       const apiToken = generateToken('phc_')
       let project = await store.createProject({ organizationId: organizationId ?? owner.organizationId, name, apiToken })
-      if (settings.timezone !== undefined || settings.sdk) project = await store.updateSettings(project.id, settings)
+      if (settings.timezone !== undefined || settings.sdk || settings.sessionRecording) project = await store.updateSettings(project.id, settings)
       remember(project)
       return { project, apiToken }
     },
@@ -145,20 +144,20 @@ export function createProjectService(
     },
 
     /**
-     * The project's SDK settings for remote config. Embedded they are the cached project's (every
-     * change goes through this process); at scale they are read again once older than the TTL, and a
-     * store that does not answer keeps the last known ones (remote config must not fail for it).
+     * The project as remote config must see its settings (SDK and replay). Embedded it is the cached
+     * project (every change goes through this process); at scale it is read again once older than the
+     * TTL, and a store that does not answer keeps the last known one (remote config must not fail for it).
      */
-    async sdkSettingsOf(project: Project): Promise<SdkSettings> {
-      const known = settingsReadAt.get(project.id) ?? { settings: project.settings, at: clock.now() }
-      if (clock.now() - known.at < settingsTtlMs) return known.settings
+    async currentSettingsOf(project: Project): Promise<Project> {
+      const known = settingsReadAt.get(project.id) ?? { project, at: clock.now() }
+      if (clock.now() - known.at < settingsTtlMs) return known.project
       if (!known.reading) {
         known.reading = store.findProjectById(project.id).then(
           (fresh) => {
             if (fresh) remember(fresh)
-            return fresh?.settings ?? known.settings
+            return fresh ?? known.project
           },
-          () => known.settings,
+          () => known.project,
         ).finally(() => {
           known.reading = undefined
         })

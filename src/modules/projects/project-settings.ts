@@ -1,6 +1,7 @@
 /**
  * PostHog's project (Team) settings that posthog-js reads through remote config and that Tally
- * honours, by their PostHog names. One table: the store's columns, the project JSON, PATCH and the
+ * honours, by their PostHog names (`capture_console_log_opt_in` belongs to the replay settings, which
+ * send it inside `sessionRecording`). One table: the store's columns, the project JSON, PATCH and the
  * remote config all derive from it. Each is a nullable boolean, as in PostHog (null reads as off).
  */
 export const SDK_SETTING_KEYS = [
@@ -8,7 +9,6 @@ export const SDK_SETTING_KEYS = [
   'autocapture_exceptions_opt_in',
   'autocapture_web_vitals_opt_in',
   'capture_performance_opt_in',
-  'capture_console_log_opt_in',
   'capture_dead_clicks',
   'heatmaps_opt_in',
 ] as const
@@ -22,7 +22,6 @@ export const DEFAULT_SDK_SETTINGS: SdkSettings = Object.freeze({
   autocapture_exceptions_opt_in: null,
   autocapture_web_vitals_opt_in: null,
   capture_performance_opt_in: true,
-  capture_console_log_opt_in: true,
   capture_dead_clicks: false,
   heatmaps_opt_in: null,
 })

@@ -1,5 +1,6 @@
 import type { Organization, Project, User } from './project-types.ts'
 import type { SdkSettingKey } from './project-settings.ts'
+import type { RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 export interface BootstrapInput {
   organizationName: string
@@ -13,6 +14,9 @@ export interface BootstrapInput {
 export interface ProjectSettingsInput {
   name?: string
   timezone?: string
+  /** The replay settings as a whole (see domain/replay/recording-settings.ts). */
+  sessionRecording?: RecordingSettings
+  /** PostHog's SDK settings named (project-settings.ts). */
   sdk?: Partial<Record<SdkSettingKey, boolean | null>>
 }
 
@@ -28,7 +32,7 @@ export interface ProjectStore {
   createUser(input: { organizationId: number; email: string; firstName: string; level?: number }): Promise<User>
   /** Replaces the project's API token (the old one stops resolving at once). */
   updateApiToken(projectId: number, apiToken: string): Promise<Project>
-  /** Changes the given settings (name, timezone, PostHog's SDK settings); the others stay. */
+  /** Changes the given settings (name, timezone, replay settings as a whole, PostHog's SDK settings); the others stay. */
   updateSettings(projectId: number, input: ProjectSettingsInput): Promise<Project>
   /** The project by id, or null (whoever asks). */
   findProjectById(id: number): Promise<Project | null>
