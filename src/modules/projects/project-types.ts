@@ -1,3 +1,4 @@
+import type { SdkSettings } from './project-settings.ts'
 import type { RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 /** A user of Tally (PostHog's User): the `created_by` of records is their summary. */
@@ -33,6 +34,8 @@ export interface Project {
   slackIncomingWebhook: string | null
   createdAt: Date
   updatedAt: Date
+  /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */
+  settings: SdkSettings
 }
 
 /** The person summary PostHog returns as `created_by`. */
