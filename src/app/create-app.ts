@@ -10,6 +10,8 @@ import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
+import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
+import { startOutboxSender } from '../modules/notifications/outbox-sender.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -55,6 +57,15 @@ export async function createApp(
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
     const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory())
+    // Data that leaves: messages are planned after the store, sent beside ingestion (never inside it).
+    const { notifications } = services
+    const outboxSender = startOutboxSender({
+      store: notifications.outbox,
+      client: notifications.webhookClient,
+      options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.timeoutMs * 4 + 60_000 },
+      logger: logger.child({ module: 'outbox' }),
+      onOutcome: metrics.outboxOutcome,
+    })
     const pipeline = createIngestionPipeline({
       events: metrics.timedEventStore(opts.wrapEventStore ? opts.wrapEventStore(stores.events) : stores.events),
       deadLetters: stores.deadLetters,
@@ -75,6 +86,9 @@ export async function createApp(
           groupTypeIndex: async (projectId, name) => (await services.groupTypes.list(projectId)).find((t) => t.groupType === name)?.groupTypeIndex,
           logger: logger.child({ module: 'ingestion' }),
         }),
+      ],
+      afterStore: [
+        createNotifyStep({ rules: notifications.notificationRules, outbox: notifications.outbox, siteUrl: notifications.siteUrl, onEnqueued: () => outboxSender.wake() }),
       ],
     })
     stores.queue.consume(pipeline, {
@@ -112,6 +126,7 @@ export async function createApp(
           // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
           await stores.queue.drain(5000)
           await replay?.close()
+          await outboxSender.stop()
           await stores.close()
         })()
         return closing
