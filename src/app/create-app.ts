@@ -12,6 +12,7 @@ import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
 import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
 import { startOutboxSender } from '../modules/notifications/outbox-sender.ts'
+import { startRetentionJob } from '../modules/retention/retention-job.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -29,6 +30,8 @@ export interface TallyApp {
   bootstrap: BootstrapResult
   /** The background fill of /decide's person cache (settles at once when disabled). */
   personCacheWarmUp: PersonCacheWarmUp['done']
+  /** Session replay: its services, retention run and queue drain (tests, CLI). */
+  replay: Replay
   /** Whether ingestion is blocked and why (what `/_ready` serves; a plain object). */
   ingestionHealth(): IngestionHealth
   /** Stops HTTP first, then background work, then closes the stores. */
@@ -54,7 +57,14 @@ export async function createApp(
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
-    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory())
+    // Events past a project's retention, deleted in the background in bounded steps.
+    const retention = startRetentionJob({
+      projects: () => services.projects.listProjects(),
+      store: stores.eventRetention,
+      logger: logger.child({ module: 'retention' }),
+      checkMs: config.retention.checkMs,
+    })
+    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory(), { retention: retention.stats })
     // Data that leaves: messages are planned after the store, sent beside ingestion (never inside it).
     const { notifications } = services
     const outboxSender = startOutboxSender({
@@ -96,7 +106,7 @@ export async function createApp(
       retryDelayMs: config.ingestion.retryMinMs,
       retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
-    replay = await createReplay(config, { projects: services.projects, logger })
+    replay = await createReplay(config, { meta: stores.meta, projects: services.projects, persons: services.persons, queries: services.queries, logger })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
     const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http, replay })
     ready = true
@@ -116,6 +126,7 @@ export async function createApp(
       bootstrap,
       personCacheWarmUp: warmUp?.done ?? Promise.resolve({ entries: 0, ms: 0 }),
       ingestionHealth,
+      replay,
       close() {
         closing ??= (async () => {
           ready = false
@@ -125,6 +136,7 @@ export async function createApp(
           await stores.queue.drain(5000)
           await replay?.close()
           await outboxSender.stop()
+          await retention.stop()
           await stores.close()
         })()
         return closing

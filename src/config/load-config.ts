@@ -64,8 +64,21 @@ export interface Config {
    * and elements per event; past one, the request is a 413 naming it (domain/events/capture-limits.ts).
    */
   readonly capture: { readonly maxEvents: number; readonly maxKeysPerEvent: number; readonly maxElementsPerEvent: number }
-  /** Query API guards: queries computing at once (429 past it), time limit per statement, rows per statement. */
-  readonly query: { readonly concurrency: number; readonly timeoutMs: number; readonly maxRows: number }
+  /**
+   * Query API guards: queries computing at once in the process, per project and per user (429 past
+   * them), queries a user may start per minute on the query API (0: no limit), time limit per
+   * statement, rows per statement; `threads`: DuckDB scheduler threads that alone compute queries,
+   * the cores all queries together may take.
+   */
+  readonly query: {
+    readonly concurrency: number
+    readonly perProject: number
+    readonly perUser: number
+    readonly ratePerUser: number
+    readonly timeoutMs: number
+    readonly maxRows: number
+    readonly threads: number
+  }
   /**
    * Sign-in: failed attempts allowed per client address and per e-mail within the window before 429;
    * how long an unused session lives (each use pushes its end back).
@@ -82,6 +95,8 @@ export interface Config {
    * links in messages; `allow` the IPs/CIDRs that may be reached although internal; the rest bound the
    * outbox sender (tries, pauses, per-channel concurrency and rate, pending messages kept per channel).
    */
+  /** `checkMs`: how often the retention job looks at the projects' `event_retention_days`. */
+  readonly retention: { readonly checkMs: number }
   readonly webhooks: {
     readonly siteUrl: string | null
     readonly allow: readonly string[]
@@ -237,8 +252,12 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     },
     query: {
       concurrency: int('TALLY_QUERY_CONCURRENCY', env.TALLY_QUERY_CONCURRENCY, 4, 1, 256),
+      perProject: int('TALLY_QUERY_CONCURRENCY_PER_PROJECT', env.TALLY_QUERY_CONCURRENCY_PER_PROJECT, 3, 1, 256),
+      perUser: int('TALLY_QUERY_CONCURRENCY_PER_USER', env.TALLY_QUERY_CONCURRENCY_PER_USER, 2, 1, 256),
+      ratePerUser: int('TALLY_QUERY_RATE_PER_USER', env.TALLY_QUERY_RATE_PER_USER, 240, 0, 1_000_000),
       timeoutMs: int('TALLY_QUERY_TIMEOUT_MS', env.TALLY_QUERY_TIMEOUT_MS, 30_000, 1, 3_600_000),
       maxRows: int('TALLY_QUERY_MAX_ROWS', env.TALLY_QUERY_MAX_ROWS, 500_000, 1),
+      threads: int('TALLY_QUERY_THREADS', env.TALLY_QUERY_THREADS, Math.max(1, availableParallelism() - 1), 1, 256),
     },
     flags: {
       personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),
@@ -258,6 +277,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
+    },
+    retention: {
+      checkMs: int('TALLY_RETENTION_CHECK_MS', env.TALLY_RETENTION_CHECK_MS, 60_000, 100, 3_600_000),
     },
     webhooks: {
       siteUrl: env.TALLY_SITE_URL ? env.TALLY_SITE_URL.replace(/\/+$/, '') : null,
