@@ -17,6 +17,8 @@ import { createDuckDbQueryEngine } from '../storage/duckdb/duckdb-query-engine.t
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openClickHouseStores } from '../storage/clickhouse/open-clickhouse-stores.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
+import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
+import type { EventQueue } from '../queue/event-queue.ts'
 import type { Stores } from './create-services.ts'
 import type { Logger } from 'pino'
 
@@ -123,13 +125,8 @@ export async function createAdapters(
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
   const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
-  const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4 })
-  const queue = await openFileEventQueue({
-    dir: path.join(dir, 'queue'),
-    segmentBytes: config.storage.queueSegmentBytes,
-    maxBacklogBytes: config.storage.queueMaxBacklogBytes,
-    logger: parts.logger?.child({ module: 'queue' }),
-  })
+  const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4, memoryLimit: config.storage.duckdbMemoryLimit })
+  const queue = await openQueue(config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
   const pingConnection = await duck.connect({ monitoring: true })
   return {
@@ -162,6 +159,30 @@ export async function createAdapters(
       await meta.close()
     },
   }
+}
+
+/** The event queue: NATS JetStream when `TALLY_NATS_URL` is set, else the segment log in the data dir. */
+function openQueue(config: Pick<Config, 'storage'>, logger: Logger | undefined): Promise<EventQueue> {
+  const { storage } = config
+  const queueLogger = logger?.child({ module: 'queue' })
+  if (storage.nats) {
+    return openNatsEventQueue({
+      servers: [...storage.nats.servers],
+      stream: storage.nats.stream,
+      consumer: storage.nats.consumer,
+      replicas: storage.nats.replicas,
+      maxBacklogBytes: storage.queueMaxBacklogBytes,
+      ackWaitMs: storage.nats.ackWaitMs,
+      publishTimeoutMs: storage.nats.publishTimeoutMs,
+      logger: queueLogger,
+    })
+  }
+  return openFileEventQueue({
+    dir: path.join(storage.dataDir, 'queue'),
+    segmentBytes: storage.queueSegmentBytes,
+    maxBacklogBytes: storage.queueMaxBacklogBytes,
+    logger: queueLogger,
+  })
 }
 
 /** A stand-in for a store a command did not open: any use is a bug and says so. */

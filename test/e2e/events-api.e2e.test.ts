@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents, type EventJson } from '../helpers/capture-helpers.ts'
+import { queryOk } from '../helpers/query-data.ts'
 
 async function capture(app: TestApp, batch: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch, ...extra } })
@@ -146,4 +147,41 @@ testOnEachEngine('the events API needs a personal API key and rejects bad filter
   const badDate = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?after=yesterdayish`, headers: app.auth })
   assert.equal(badDate.statusCode, 400)
   assert.equal(badDate.json().attr, 'after')
+})
+
+test('icontains is a literal substring in the events API, as in the query engine: % and _ are plain characters', async (t) => {
+  const app = await buildTestApp(t)
+  const values = ['100%', '1000', 'a_b', 'axb', 'A_B!']
+  await capture(app, values.map((v, i) => ({ event: 'e', distinct_id: `d${i}`, properties: { v } })))
+  await waitForEvents(app, values.length)
+  const props = (p: unknown) => `properties=${encodeURIComponent(JSON.stringify(p))}`
+  const viaApi = async (needle: string) => (await list(app, props([{ key: 'v', value: needle, operator: 'icontains' }]))).results.map((e) => e.properties.v).sort()
+  const viaQuery = async (needle: string) => {
+    const res = await queryOk(app, { kind: 'EventsQuery', select: ['properties.v'], properties: [{ key: 'v', value: needle, operator: 'icontains', type: 'event' }] })
+    return res.results.map((r: unknown[]) => r[0]).sort()
+  }
+  for (const [needle, want] of [['0%', ['100%']], ['a_b', ['A_B!', 'a_b']], ['%', ['100%']], ['_', ['A_B!', 'a_b']]] as const) {
+    assert.deepEqual(await viaApi(needle), [...want], `events API, icontains ${needle}`)
+    assert.deepEqual(await viaQuery(needle), [...want], `query engine, icontains ${needle}`)
+  }
+})
+
+test('the events API runs every operator of the event SQL layer and checks its value shape', async (t) => {
+  const app = await buildTestApp(t)
+  await capture(app, [
+    { event: 'e', distinct_id: 'a', properties: { v: '1.2.3', n: 5, s: 'Alpha' } },
+    { event: 'e', distinct_id: 'b', properties: { v: '2.0.0', n: 15, s: 'beta' } },
+  ])
+  await waitForEvents(app, 2)
+  const props = (p: unknown) => `properties=${encodeURIComponent(JSON.stringify(p))}`
+  const ids = async (f: Record<string, unknown>) => (await list(app, props([f]))).results.map((e) => e.distinct_id).sort()
+  assert.deepEqual(await ids({ key: 'v', operator: 'semver_gte', value: '2.0.0' }), ['b'])
+  assert.deepEqual(await ids({ key: 'n', operator: 'between', value: [1, 10] }), ['a'])
+  assert.deepEqual(await ids({ key: 's', operator: 'starts_with', value: 'al' }), ['a'])
+  assert.deepEqual(await ids({ key: 's', operator: 'icontains_multi', value: ['zz', 'ET'] }), ['b'])
+  const bad = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?${props([{ key: 'n', operator: 'between', value: [10, 1] }])}`, headers: app.auth })
+  assert.equal(bad.statusCode, 400)
+  assert.equal(bad.json().attr, 'properties')
+  const cohort = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?${props([{ key: 'id', operator: 'in', value: 1 }])}`, headers: app.auth })
+  assert.equal(cohort.statusCode, 400)
 })
