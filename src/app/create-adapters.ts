@@ -87,12 +87,7 @@ export async function createAdapters(
         dedupWindow: config.storage.dedupWindowEvents,
         queryConcurrency: config.query?.concurrency ?? 4,
       })
-      const queue = await openFileEventQueue({
-        dir: path.join(dir, 'queue'),
-        segmentBytes: config.storage.queueSegmentBytes,
-        maxBacklogBytes: config.storage.queueMaxBacklogBytes,
-        logger: parts.logger?.child({ module: 'queue' }),
-      })
+      const queue = await openQueue(config, parts.logger)
       return {
         meta,
         queue,
