@@ -7,6 +7,7 @@ import { privateApi } from '../helpers/private-api.ts'
 import { readAllEvents } from '../helpers/capture-helpers.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { switchableStore } from '../helpers/ingestion-outage.ts'
+import { natsQueueEnv, TEST_NATS_URL } from '../helpers/nats-server.ts'
 
 /** A store that refuses, as DuckDB refuses a value, every batch holding an event marked poison while `poisoned` is on. */
 function poisonableStore() {
@@ -17,42 +18,45 @@ function poisonableStore() {
   return { state, wrap: store.wrap }
 }
 
-test('dead letters: a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once', async (t) => {
-  const { state, wrap } = poisonableStore()
-  const app = await buildTestApp(t, { wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10' } })
-  const api = privateApi(app)
-  const uuids = Array.from({ length: 20 }, () => randomUUID())
-  const batch = uuids.map((uuid, i) => ({ uuid, event: 'e', distinct_id: `u${i}`, properties: { n: i, ...(i % 7 === 3 ? { poison: true } : {}) } }))
-  assert.equal((await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })).statusCode, 200)
-  const poisoned = batch.filter((e) => e.properties.poison).map((e) => e.uuid).sort()
+// The same on both event queues: dead-lettering and replay go through the EventQueue port.
+for (const queue of ['file', 'NATS'] as const) {
+  test(`dead letters (${queue} queue): a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once`, { skip: queue === 'NATS' && !TEST_NATS_URL && 'TEST_NATS_URL is not set' }, async (t) => {
+    const { state, wrap } = poisonableStore()
+    const app = await buildTestApp(t, { wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10', ...(queue === 'NATS' ? natsQueueEnv(t) : {}) } })
+    const api = privateApi(app)
+    const uuids = Array.from({ length: 20 }, () => randomUUID())
+    const batch = uuids.map((uuid, i) => ({ uuid, event: 'e', distinct_id: `u${i}`, properties: { n: i, ...(i % 7 === 3 ? { poison: true } : {}) } }))
+    assert.equal((await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })).statusCode, 200)
+    const poisoned = batch.filter((e) => e.properties.poison).map((e) => e.uuid).sort()
 
-  type Letters = { count: number; results: Array<{ uuid: string; error: string; replayed_at: string | null }> }
-  const letters = await eventually(async () => {
-    const body = (await api.get('/dead_letters/')).json() as Letters
-    return body.count === poisoned.length ? body : null
-  })
-  assert.deepEqual(letters.results.map((l) => l.uuid).sort(), poisoned)
-  assert.equal(letters.results[0].replayed_at, null)
-  assert.match(letters.results[0].error, /Conversion Error/)
-  const stored = (await eventually(async () => {
-    const events = await readAllEvents(app)
-    return events.length === uuids.length - poisoned.length && events
-  })).map((e) => e.id)
-  assert.deepEqual(new Set(stored), new Set(uuids.filter((u) => !poisoned.includes(u))), 'the rest of the batch is stored, each once')
+    type Letters = { count: number; results: Array<{ uuid: string; error: string; replayed_at: string | null }> }
+    const letters = await eventually(async () => {
+      const body = (await api.get('/dead_letters/')).json() as Letters
+      return body.count === poisoned.length ? body : null
+    })
+    assert.deepEqual(letters.results.map((l) => l.uuid).sort(), poisoned)
+    assert.equal(letters.results[0].replayed_at, null)
+    assert.match(letters.results[0].error, /Conversion Error/)
+    const stored = (await eventually(async () => {
+      const events = await readAllEvents(app)
+      return events.length === uuids.length - poisoned.length && events
+    })).map((e) => e.id)
+    assert.deepEqual(new Set(stored), new Set(uuids.filter((u) => !poisoned.includes(u))), 'the rest of the batch is stored, each once')
 
-  state.poisoned = false
-  const replay = await api.post('/dead_letters/replay/', {})
-  assert.deepEqual(replay.json(), { replayed: poisoned.length })
-  const all = await eventually(async () => {
-    const events = await readAllEvents(app)
-    return events.length === uuids.length && events
+    state.poisoned = false
+    const replay = await api.post('/dead_letters/replay/', {})
+    assert.deepEqual(replay.json(), { replayed: poisoned.length })
+    const all = await eventually(async () => {
+      const events = await readAllEvents(app)
+      return events.length === uuids.length && events
+    })
+    assert.deepEqual(all.map((e) => e.id).sort(), [...uuids].sort(), 'every event stored exactly once')
+    assert.equal((await api.get('/dead_letters/?pending=true')).json().count, 0)
+    assert.ok((await api.get('/dead_letters/')).json().results.every((l: { replayed_at: string | null }) => l.replayed_at !== null))
+    assert.deepEqual((await api.post('/dead_letters/replay/', {})).json(), { replayed: 0 })
+    assert.equal((await api.post('/dead_letters/replay/', { ids: ['x'] })).json().attr, 'ids__0')
   })
-  assert.deepEqual(all.map((e) => e.id).sort(), [...uuids].sort(), 'every event stored exactly once')
-  assert.equal((await api.get('/dead_letters/?pending=true')).json().count, 0)
-  assert.ok((await api.get('/dead_letters/')).json().results.every((l: { replayed_at: string | null }) => l.replayed_at !== null))
-  assert.deepEqual((await api.post('/dead_letters/replay/', {})).json(), { replayed: 0 })
-  assert.equal((await api.post('/dead_letters/replay/', { ids: ['x'] })).json().attr, 'ids__0')
-})
+}
 
 test('dead letters: tally dlq list and replay work on a stopped server\'s data dir', async (t) => {
   const { wrap } = poisonableStore()
