@@ -13,7 +13,7 @@ import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-lette
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
 import { createDuckDbPersonEventStore } from '../storage/duckdb/duckdb-person-event-store.ts'
-import { createDuckDbQueryEngine } from '../storage/duckdb/query/duckdb-query-engine.ts'
+import { createDuckDbQueryEngine } from '../storage/duckdb/duckdb-query-engine.ts'
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
@@ -25,6 +25,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const MIGRATIONS = {
   metadata: path.join(ROOT, 'migrations/metadata'),
   duckdb: path.join(ROOT, 'migrations/events/duckdb'),
+  clickhouse: path.join(ROOT, 'migrations/events/clickhouse'),
 }
 
 export interface OpenedStores extends Stores {

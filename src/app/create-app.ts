@@ -4,6 +4,7 @@ import type { Config } from '../config/load-config.ts'
 import { buildServer } from '../http/build-server.ts'
 import type { BootstrapResult } from '../modules/projects/project-service.ts'
 import { createAdapters } from './create-adapters.ts'
+import { createReplay, type Replay } from './create-replay.ts'
 import { createServices, type Services } from './create-services.ts'
 import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
@@ -43,6 +44,7 @@ export async function createApp(
 ): Promise<TallyApp> {
   let ready = false
   const stores = await createAdapters(config, { logger })
+  let replay: Replay | null = null
   try {
     const services = createServices(stores, logger, config)
     const bootstrap = await services.projects.bootstrap(config.bootstrap)
@@ -79,8 +81,9 @@ export async function createApp(
       retryDelayMs: config.ingestion.retryMinMs,
       retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
+    replay = await createReplay(config, { projects: services.projects, logger })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http, replay })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache
@@ -105,12 +108,14 @@ export async function createApp(
           await warmUp?.stop()
           // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
           await stores.queue.drain(5000)
+          await replay?.close()
           await stores.close()
         })()
         return closing
       },
     }
   } catch (err) {
+    await replay?.close()
     await stores.close()
     throw err
   }

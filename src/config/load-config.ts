@@ -72,6 +72,12 @@ export interface Config {
    * `unsafeAckBeforeFsync` is the deliberately broken queue the matrix must catch.
    */
   readonly testing: { readonly crashAt: string | null; readonly unsafeAckBeforeFsync: boolean }
+  /**
+   * Session replay (`/s/`): the largest body accepted (PostHog: 25 MiB), the bytes of bodies read
+   * and decoded at once (further requests wait, unread, in their sockets), and how often recordings
+   * past their project's retention are deleted.
+   */
+  readonly replay: { readonly maxBodyBytes: number; readonly memoryBudgetBytes: number; readonly retentionCheckMs: number }
 }
 
 /** The HTTP server's address, body bound, timeouts and connection limits. */
@@ -214,6 +220,11 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       level: env.TALLY_LOG_LEVEL ?? 'info',
       format: env.TALLY_LOG_FORMAT === 'json' || env.TALLY_LOG_FORMAT === 'pretty' ? env.TALLY_LOG_FORMAT : null,
       publicSuccessLevel: env.TALLY_LOG_PUBLIC_SUCCESS_LEVEL ?? 'debug',
+    },
+    replay: {
+      maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
+      memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
+      retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
     },
     testing: {
       crashAt: env.TALLY_CRASH_AT || null,

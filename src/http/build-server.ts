@@ -1,6 +1,6 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Level, Logger } from 'pino'
-import { installErrorHandler, toWireError } from './error-handler.ts'
+import { installErrorHandler, setPublicErrorCors, toWireError } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
 import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
@@ -47,6 +47,7 @@ import type { GroupService } from '../modules/groups/group-service.ts'
 import type { ActionPeople } from '../modules/actions/action-people.ts'
 import type { EventPersonLookup } from '../modules/events/event-routes.ts'
 import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
+import { surveyRoutes } from '../modules/surveys/survey-routes.ts'
 import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
 import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-routes.ts'
 import { apiSchemaRoutes, collectApiRoutes } from './api-schema.ts'
@@ -96,6 +97,8 @@ export interface ServerOptions {
   limits?: Omit<HttpConfig, 'host' | 'port' | 'maxBodyBytes'>
   /** Where the built web app served at `/` lives (default `dist/web` of the package). */
   webApp?: WebAppOptions
+  /** Session replay's routes (`/s/` public, session_recordings private), registered in each scope. */
+  replay?: { publicRoutes(scope: FastifyInstance): Promise<void>; privateRoutes(scope: FastifyInstance): Promise<void> }
 }
 
 /**
@@ -110,8 +113,9 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
     // A path Fastify cannot even route (a bad %-escape) still answers in PostHog's error shape.
-    frameworkErrors: (err, _req, reply) => {
+    frameworkErrors: (err, req, reply) => {
       const { status, body } = toWireError(err)
+      setPublicErrorCors(req as unknown as FastifyRequest, reply as unknown as FastifyReply)
       void (reply as unknown as FastifyReply).code(status).send(body)
     },
     // X-Forwarded-* are believed only from these addresses (proxy-addr); nobody's by default.
@@ -147,6 +151,8 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     const { decide, projects, flagDefinitions: definitions } = services
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
+    await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
+    if (opts.replay) await publicScope.register(opts.replay.publicRoutes)
   })
 
   // Sign-in, sign-out, set-up and sign-up: JSON bodies, no authentication.
@@ -171,6 +177,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
+    if (opts.replay) await privateScope.register(opts.replay.privateRoutes)
   })
 
   await app.register(apiSchemaRoutes, { routes: apiRoutes })

@@ -1,3 +1,5 @@
+import type { RecordingSettings } from '../../domain/replay/recording-settings.ts'
+
 /** A user of Tally (PostHog's User): the `created_by` of records is their summary. */
 export interface User {
   id: number
@@ -25,6 +27,8 @@ export interface Project {
   name: string
   apiToken: string
   timezone: string
+  /** Session replay settings (session_recording_opt_in and the rest). */
+  sessionRecording: RecordingSettings
   createdAt: Date
   updatedAt: Date
 }
