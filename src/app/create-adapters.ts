@@ -41,7 +41,8 @@ export interface OpenedStores extends Stores {
 /** Opens the configured stores and applies their migrations. The only place that picks adapters. */
 export async function createAdapters(
   config: Pick<Config, 'storage'> & Partial<Pick<Config, 'query'>>,
-  parts: { events?: boolean; logger?: Logger } = {},
+  /** `events: false`: no event store (a capture process, a CLI command); `queue` defaults to `events`. */
+  parts: { events?: boolean; queue?: boolean; logger?: Logger } = {},
 ): Promise<OpenedStores> {
   const dir = config.storage.dataDir
   const metaDir = path.join(dir, 'metadata')
@@ -57,6 +58,10 @@ export async function createAdapters(
     throw err
   }
   if (parts.events === false) {
+    const queue = parts.queue ? await openQueue(config, parts.logger).catch(async (err: unknown) => {
+      await meta.close()
+      throw err
+    }) : notOpened<EventQueue>('event queue')
     const noEvents = {
       insertBatch: async () => {
         throw new Error('event store not opened')
@@ -66,7 +71,7 @@ export async function createAdapters(
     return {
       meta,
       events: noEvents,
-      queue: notOpened('event queue'),
+      queue,
       eventReads: notOpened('event read store'),
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
@@ -75,7 +80,10 @@ export async function createAdapters(
       queryEngine: notOpened('query engine'),
       ping: { metadata: () => meta.query('SELECT 1') },
       memory: async () => ({ ...metaMemory() }),
-      close: () => meta.close(),
+      async close() {
+        if (parts.queue) await queue.close()
+        await meta.close()
+      },
     }
   }
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, {
