@@ -18,6 +18,8 @@ import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
+import { localChangeBus } from '../shared/change-bus.ts'
+import { openPgChangeBus } from '../storage/postgres/pg-change-bus.ts'
 import type { Stores } from './create-services.ts'
 import type { Logger } from 'pino'
 
@@ -57,8 +59,11 @@ export async function createAdapters(
     await meta.close()
     throw err
   }
+  // Several processes share PostgreSQL: each hears the others' cache invalidations through it.
+  const changes = config.storage.metadataUrl ? openPgChangeBus(config.storage.metadataUrl, parts.logger?.child({ module: 'changes' })) : localChangeBus()
   if (parts.events === false) {
     const queue = parts.queue ? await openQueue(config, parts.logger).catch(async (err: unknown) => {
+      await changes.close()
       await meta.close()
       throw err
     }) : notOpened<EventQueue>('event queue')
@@ -80,8 +85,10 @@ export async function createAdapters(
       queryEngine: notOpened('query engine'),
       ping: { metadata: () => meta.query('SELECT 1') },
       memory: async () => ({ ...metaMemory() }),
+      changes,
       async close() {
         if (parts.queue) await queue.close()
+        await changes.close()
         await meta.close()
       },
     }
@@ -117,6 +124,7 @@ export async function createAdapters(
     personOverrides,
     personEvents,
     queryEngine,
+    changes,
     ping: {
       metadata: () => meta.query('SELECT 1'),
       events: () => pingConnection.run('SELECT 1'),
@@ -134,6 +142,7 @@ export async function createAdapters(
       await queue.close()
       await events.close()
       await duck.close()
+      await changes.close()
       await meta.close()
     },
   }

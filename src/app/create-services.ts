@@ -25,6 +25,7 @@ import { createInsightResults } from '../modules/insights/insight-results.ts'
 import { createPersonServices } from './create-person-services.ts'
 import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
+import type { ChangeBus } from '../shared/change-bus.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
 
@@ -41,6 +42,8 @@ export interface Stores {
   personEvents: PersonEventStore
   /** The query API's plans, run on the event store's own query connections. */
   queryEngine: QueryEngine
+  /** Cache invalidations across processes (none embedded). */
+  changes?: ChangeBus
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
@@ -59,7 +62,7 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
     maxEntries: config?.flags.personCacheEntries ?? 200_000,
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
-  })
+  }, stores.changes)
   const personServices = createPersonServices({ meta: stores.meta, personEvents: stores.personEvents, queue: stores.queue, cache: flags.personData, actions, actionEvents: stores.actionEvents })
   const queries = createQueries(stores, { actions, cohorts: flags.cohorts, meta: stores.meta }, config?.query)
   const insightResults = createInsightResults(insightStore, queries)

@@ -1,31 +1,12 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { test, type TestContext } from 'node:test'
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts'
+import { test } from 'node:test'
+import { startRoleProcess, tempDir } from '../helpers/server-process.ts'
 import { testEnv } from '../helpers/test-app.ts'
 import { createTestDatabase, TEST_POSTGRES_URL } from '../helpers/test-postgres.ts'
 import { natsQueueEnv, TEST_NATS_URL } from '../helpers/nats-server.ts'
 import { someEvents } from '../helpers/ingestion-outage.ts'
 import { eventually } from '../helpers/eventually.ts'
-
-async function tempDir(t: TestContext): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-roles-'))
-  t.after(() => rm(dir, { recursive: true, force: true }))
-  return dir
-}
-
-/** Starts `tally serve` with TALLY_ROLE=`role`; SIGTERM when the test ends. */
-async function startRole(t: TestContext, role: string, env: Record<string, string>): Promise<ServerProcess> {
-  const p = await startServerProcess(await tempDir(t), { ...env, TALLY_ROLE: role })
-  t.after(async () => {
-    p.child.kill('SIGTERM')
-    await p.exited
-  })
-  return p
-}
 
 test('with embedded stores, a role other than all refuses to start and says why', async (t) => {
   const dir = await tempDir(t)
@@ -42,8 +23,8 @@ test('roles on PostgreSQL + NATS: a capture process takes events, an api,worker 
   const env = { ...testEnv('unused'), TALLY_DATABASE_URL: await createTestDatabase(t), ...natsQueueEnv(t), TALLY_FLUSH_INTERVAL_MS: '20', TALLY_LOG_LEVEL: 'info' }
   delete (env as Record<string, string>).TALLY_DATA_DIR
   // The api,worker process first: it migrates the database and makes the project.
-  const api = await startRole(t, 'api,worker', env)
-  const capture = await startRole(t, 'capture', env)
+  const api = await startRoleProcess(t, 'api,worker', env)
+  const capture = await startRoleProcess(t, 'capture', env)
   const auth = { authorization: `Bearer ${env.TALLY_PERSONAL_API_KEY}` }
 
   const events = someEvents('split', 60)
