@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
+import { natsQueueEnv, TEST_NATS_URL } from '../helpers/nats-server.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { readAllEvents } from '../helpers/capture-helpers.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { switchableStore } from '../helpers/ingestion-outage.ts'
-import { natsQueueEnv, TEST_NATS_URL } from '../helpers/nats-server.ts'
 
 /** A store that refuses, as DuckDB refuses a value, every batch holding an event marked poison while `poisoned` is on. */
 function poisonableStore() {
@@ -18,49 +19,51 @@ function poisonableStore() {
   return { state, wrap: store.wrap }
 }
 
-// The same on both event queues: dead-lettering and replay go through the EventQueue port.
-for (const queue of ['file', 'NATS'] as const) {
-  test(`dead letters (${queue} queue): a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once`, { skip: queue === 'NATS' && !TEST_NATS_URL && 'TEST_NATS_URL is not set' }, async (t) => {
-    const { state, wrap } = poisonableStore()
-    const app = await buildTestApp(t, { wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10', ...(queue === 'NATS' ? natsQueueEnv(t) : {}) } })
-    const api = privateApi(app)
-    const uuids = Array.from({ length: 20 }, () => randomUUID())
-    const batch = uuids.map((uuid, i) => ({ uuid, event: 'e', distinct_id: `u${i}`, properties: { n: i, ...(i % 7 === 3 ? { poison: true } : {}) } }))
-    assert.equal((await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })).statusCode, 200)
-    const poisoned = batch.filter((e) => e.properties.poison).map((e) => e.uuid).sort()
+const ROUND_TRIP = 'dead letters: a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once'
+testOnEachEngine(ROUND_TRIP, (t, engine) => deadLetterRoundTrip(t, engine, {}))
+// The same on the JetStream queue: dead-lettering and replay go through the EventQueue port.
+test(`${ROUND_TRIP} [duckdb, NATS queue]`, { skip: !TEST_NATS_URL && 'TEST_NATS_URL is not set' }, (t) => deadLetterRoundTrip(t, 'duckdb', natsQueueEnv(t) ?? {}))
 
-    type Letters = { count: number; results: Array<{ uuid: string; error: string; replayed_at: string | null }> }
-    const letters = await eventually(async () => {
-      const body = (await api.get('/dead_letters/')).json() as Letters
-      return body.count === poisoned.length ? body : null
-    })
-    assert.deepEqual(letters.results.map((l) => l.uuid).sort(), poisoned)
-    assert.equal(letters.results[0].replayed_at, null)
-    assert.match(letters.results[0].error, /Conversion Error/)
-    const stored = (await eventually(async () => {
-      const events = await readAllEvents(app)
-      return events.length === uuids.length - poisoned.length && events
-    })).map((e) => e.id)
-    assert.deepEqual(new Set(stored), new Set(uuids.filter((u) => !poisoned.includes(u))), 'the rest of the batch is stored, each once')
+async function deadLetterRoundTrip(t: TestContext, engine: Engine, queueEnv: Record<string, string>) {
+  const { state, wrap } = poisonableStore()
+  const app = await buildTestApp(t, { engine, wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10', ...queueEnv } })
+  const api = privateApi(app)
+  const uuids = Array.from({ length: 20 }, () => randomUUID())
+  const batch = uuids.map((uuid, i) => ({ uuid, event: 'e', distinct_id: `u${i}`, properties: { n: i, ...(i % 7 === 3 ? { poison: true } : {}) } }))
+  assert.equal((await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })).statusCode, 200)
+  const poisoned = batch.filter((e) => e.properties.poison).map((e) => e.uuid).sort()
 
-    state.poisoned = false
-    const replay = await api.post('/dead_letters/replay/', {})
-    assert.deepEqual(replay.json(), { replayed: poisoned.length })
-    const all = await eventually(async () => {
-      const events = await readAllEvents(app)
-      return events.length === uuids.length && events
-    })
-    assert.deepEqual(all.map((e) => e.id).sort(), [...uuids].sort(), 'every event stored exactly once')
-    assert.equal((await api.get('/dead_letters/?pending=true')).json().count, 0)
-    assert.ok((await api.get('/dead_letters/')).json().results.every((l: { replayed_at: string | null }) => l.replayed_at !== null))
-    assert.deepEqual((await api.post('/dead_letters/replay/', {})).json(), { replayed: 0 })
-    assert.equal((await api.post('/dead_letters/replay/', { ids: ['x'] })).json().attr, 'ids__0')
+  type Letters = { count: number; results: Array<{ uuid: string; error: string; replayed_at: string | null }> }
+  const letters = await eventually(async () => {
+    const body = (await api.get('/dead_letters/')).json() as Letters
+    return body.count === poisoned.length ? body : null
   })
+  assert.deepEqual(letters.results.map((l) => l.uuid).sort(), poisoned)
+  assert.equal(letters.results[0].replayed_at, null)
+  assert.match(letters.results[0].error, /Conversion Error/)
+  const stored = (await eventually(async () => {
+    const events = await readAllEvents(app)
+    return events.length === uuids.length - poisoned.length && events
+  })).map((e) => e.id)
+  assert.deepEqual(new Set(stored), new Set(uuids.filter((u) => !poisoned.includes(u))), 'the rest of the batch is stored, each once')
+
+  state.poisoned = false
+  const replay = await api.post('/dead_letters/replay/', {})
+  assert.deepEqual(replay.json(), { replayed: poisoned.length })
+  const all = await eventually(async () => {
+    const events = await readAllEvents(app)
+    return events.length === uuids.length && events
+  })
+  assert.deepEqual(all.map((e) => e.id).sort(), [...uuids].sort(), 'every event stored exactly once')
+  assert.equal((await api.get('/dead_letters/?pending=true')).json().count, 0)
+  assert.ok((await api.get('/dead_letters/')).json().results.every((l: { replayed_at: string | null }) => l.replayed_at !== null))
+  assert.deepEqual((await api.post('/dead_letters/replay/', {})).json(), { replayed: 0 })
+  assert.equal((await api.post('/dead_letters/replay/', { ids: ['x'] })).json().attr, 'ids__0')
 }
 
-test('dead letters: tally dlq list and replay work on a stopped server\'s data dir', async (t) => {
+testOnEachEngine('dead letters: tally dlq list and replay work on a stopped server\'s data dir', async (t, engine) => {
   const { wrap } = poisonableStore()
-  const app = await buildTestApp(t, { wrapEventStore: wrap })
+  const app = await buildTestApp(t, { engine, wrapEventStore: wrap })
   const uuid = randomUUID()
   const payload = { api_key: app.projectKey, event: 'e', distinct_id: 'u', uuid, properties: { poison: true } }
   assert.equal((await app.http.inject({ method: 'POST', url: '/e/', payload })).statusCode, 200)
@@ -68,7 +71,7 @@ test('dead letters: tally dlq list and replay work on a stopped server\'s data d
   await app.close()
 
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'dlq', ...args, '--data-dir', app.dataDir], { encoding: 'utf8', env: { ...process.env, TALLY_LOG_LEVEL: 'silent' } })
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'dlq', ...args, '--data-dir', app.dataDir], { encoding: 'utf8', env: { ...process.env, TALLY_LOG_LEVEL: 'silent', ...(app.config.storage.clickhouseUrl ? { TALLY_CLICKHOUSE_URL: app.config.storage.clickhouseUrl } : {}) } })
   const list = cli('list', '--pending')
   assert.equal(list.status, 0, list.stderr)
   assert.match(list.stdout, new RegExp(`^1\\t.*\\tproject ${app.projectId}\\t${uuid}\\tstore_events: .*\\tpending$`, 'm'))
