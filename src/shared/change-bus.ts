@@ -5,7 +5,8 @@
 export type Change =
   | { kind: 'flags'; projectId: number }
   | { kind: 'persons'; projectId: number; distinctIds: string[] | null }
-  | { kind: 'projects' }
+  | { kind: 'project'; projectId: number }
+  | { kind: 'personal-keys'; userId: number }
 
 /**
  * Cache invalidation across processes (`tally serve --role`): each process applies its own changes
