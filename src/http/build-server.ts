@@ -177,7 +177,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
     await privateScope.register(definitionRoutes, { definitions: services.definitions })
-    await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
+    await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue, memberLevel: services.projects.memberLevel })
     await privateScope.register(destinationRoutes, { destinations: services.notifications.destinations })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })

@@ -5,6 +5,10 @@ import { addRoute } from '../../http/route-paths.ts'
 import type { DeadLetterStore, StoredDeadLetter } from '../../ingestion/dead-letter-store.ts'
 import { replayDeadLetters } from '../../ingestion/replay-dead-letters.ts'
 import type { EventQueue } from '../../queue/event-queue.ts'
+import { AppError } from '../../shared/errors.ts'
+
+/** PostHog's OrganizationMembership.Level.ADMIN: replaying dead letters is for admins and owners. */
+const ADMIN_LEVEL = 8
 
 /** A dead letter on the wire (Tally's own resource: PostHog keeps its dead letters in Kafka). */
 export function toDeadLetterJson(l: StoredDeadLetter) {
@@ -23,9 +27,14 @@ export function toDeadLetterJson(l: StoredDeadLetter) {
 /**
  * `/api/projects/:project_id/dead_letters/`: the project's events the pipeline could not process
  * (`?pending=true` for those not replayed yet), and `POST .../replay/` (`{"ids": [...]}`, or every
- * pending letter of the project) to put them back on the queue.
+ * pending letter of the project) to put them back on the queue (admins and owners only).
  */
-export async function deadLetterRoutes(app: FastifyInstance, opts: { deadLetters: DeadLetterStore; queue: Pick<EventQueue, 'publish'> }) {
+export async function deadLetterRoutes(app: FastifyInstance, opts: {
+  deadLetters: DeadLetterStore
+  queue: Pick<EventQueue, 'publish'>
+  /** The user's level in the project (null: not a member). */
+  memberLevel: (projectId: number, userId: number) => Promise<number | null>
+}) {
   const base = '/api/projects/:project_id/dead_letters/'
   addRoute(app, 'GET', base, async (req) => {
     const page = readPage(req)
@@ -34,6 +43,9 @@ export async function deadLetterRoutes(app: FastifyInstance, opts: { deadLetters
     return paginate(req, page, count, rows.map(toDeadLetterJson))
   })
   addRoute(app, 'POST', `${base}replay/`, async (req) => {
+    if (((await opts.memberLevel(req.project.id, req.user.id)) ?? 0) < ADMIN_LEVEL) {
+      throw new AppError('permission_denied', 'Only admins and owners of the project can replay dead letters.')
+    }
     const body = readBody(req.body)
     const ids = has(body, 'ids') ? readList(body.ids, 'ids').map((id, i) => readInt(id, `ids__${i}`)!) : undefined
     return replayDeadLetters({ deadLetters: opts.deadLetters, queue: opts.queue }, { projectId: req.project.id, ids })

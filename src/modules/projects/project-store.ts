@@ -30,6 +30,8 @@ export interface ProjectStore {
   /** Changes the given settings (name, timezone, replay settings as a whole); the others stay. */
   updateSettings(projectId: number, input: ProjectSettingsInput): Promise<Project>
   addMember(projectId: number, userId: number, level: number): Promise<void>
+  /** The user's level in the project (1 member, 8 admin, 15 owner); null when not a member. */
+  memberLevel(projectId: number, userId: number): Promise<number | null>
   addPersonalKey(userId: number, key: { hash: string; mask: string; label: string }): Promise<void>
   findUserByPersonalKeyHash(hash: string): Promise<User | null>
   /** The owner of the first organization (the CLI acts as this user). */
