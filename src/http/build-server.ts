@@ -6,6 +6,7 @@ import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
 import { healthRoutes, type Readiness } from './health-routes.ts'
 import type { Registry } from 'prom-client'
+import { installMinReceiveRate } from './min-receive-rate.ts'
 import { installConnectionCap, proxyBlockList } from './connection-cap.ts'
 import type { HttpConfig } from '../config/load-config.ts'
 import type { ProjectService } from '../modules/projects/project-service.ts'
@@ -140,6 +141,9 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
   }) as unknown as FastifyInstance
   if (opts.limits?.maxConnectionsPerIp) {
     installConnectionCap(app.server, { max: opts.limits.maxConnectionsPerIp, exempt: proxyBlockList(opts.limits.trustedProxies), logger: opts.logger })
+  }
+  if (opts.limits) {
+    installMinReceiveRate(app.server, { bytesPerSecond: opts.limits.minReceiveBytesPerSecond, windowMs: opts.limits.minReceiveWindowMs }, opts.logger)
   }
   const apiRoutes = collectApiRoutes(app)
   installErrorHandler(app)
