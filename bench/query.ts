@@ -13,7 +13,7 @@ import type { Project } from '../src/modules/projects/project-types.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { loadConfig } from '../src/config/load-config.ts'
 import { fillMaterializedSql } from '../src/storage/duckdb/materialized-properties.ts'
-import { createDuckDbQueryEngine } from '../src/storage/duckdb/query/duckdb-query-engine.ts'
+import { createDuckDbQueryEngine } from '../src/storage/duckdb/duckdb-query-engine.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000)

@@ -13,9 +13,12 @@ import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-lette
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
 import { createDuckDbPersonEventStore } from '../storage/duckdb/duckdb-person-event-store.ts'
-import { createDuckDbQueryEngine } from '../storage/duckdb/query/duckdb-query-engine.ts'
+import { createDuckDbQueryEngine } from '../storage/duckdb/duckdb-query-engine.ts'
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
+import { openClickHouseStores } from '../storage/clickhouse/open-clickhouse-stores.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
+import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
+import type { EventQueue } from '../queue/event-queue.ts'
 import type { Stores } from './create-services.ts'
 import type { Logger } from 'pino'
 
@@ -23,6 +26,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const MIGRATIONS = {
   metadata: path.join(ROOT, 'migrations/metadata'),
   duckdb: path.join(ROOT, 'migrations/events/duckdb'),
+  clickhouse: path.join(ROOT, 'migrations/events/clickhouse'),
 }
 
 export interface OpenedStores extends Stores {
@@ -75,6 +79,35 @@ export async function createAdapters(
       close: () => meta.close(),
     }
   }
+  if (config.storage.clickhouseUrl) {
+    try {
+      const ch = await openClickHouseStores(config.storage.clickhouseUrl, MIGRATIONS.clickhouse, {
+        dedupWindow: config.storage.dedupWindowEvents,
+        queryConcurrency: config.query?.concurrency ?? 4,
+      })
+      const queue = await openFileEventQueue({
+        dir: path.join(dir, 'queue'),
+        segmentBytes: config.storage.queueSegmentBytes,
+        maxBacklogBytes: config.storage.queueMaxBacklogBytes,
+        logger: parts.logger?.child({ module: 'queue' }),
+      })
+      return {
+        meta,
+        queue,
+        ...ch.stores,
+        ping: { metadata: () => meta.query('SELECT 1'), events: ch.ping },
+        memory: async () => ({ ...metaMemory() }),
+        async close() {
+          await queue.close()
+          await ch.close()
+          await meta.close()
+        },
+      }
+    } catch (err) {
+      await meta.close()
+      throw err
+    }
+  }
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, {
     memoryLimit: config.storage.duckdbMemoryLimit,
     writeMemoryLimit: config.storage.duckdbWriteMemoryLimit,
@@ -94,12 +127,7 @@ export async function createAdapters(
   const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
   const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4 })
-  const queue = await openFileEventQueue({
-    dir: path.join(dir, 'queue'),
-    segmentBytes: config.storage.queueSegmentBytes,
-    maxBacklogBytes: config.storage.queueMaxBacklogBytes,
-    logger: parts.logger?.child({ module: 'queue' }),
-  })
+  const queue = await openQueue(config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
   const pingConnection = await duck.connect({ monitoring: true })
   return {
@@ -132,6 +160,30 @@ export async function createAdapters(
       await meta.close()
     },
   }
+}
+
+/** The event queue: NATS JetStream when `TALLY_NATS_URL` is set, else the segment log in the data dir. */
+function openQueue(config: Pick<Config, 'storage'>, logger: Logger | undefined): Promise<EventQueue> {
+  const { storage } = config
+  const queueLogger = logger?.child({ module: 'queue' })
+  if (storage.nats) {
+    return openNatsEventQueue({
+      servers: [...storage.nats.servers],
+      stream: storage.nats.stream,
+      consumer: storage.nats.consumer,
+      replicas: storage.nats.replicas,
+      maxBacklogBytes: storage.queueMaxBacklogBytes,
+      ackWaitMs: storage.nats.ackWaitMs,
+      publishTimeoutMs: storage.nats.publishTimeoutMs,
+      logger: queueLogger,
+    })
+  }
+  return openFileEventQueue({
+    dir: path.join(storage.dataDir, 'queue'),
+    segmentBytes: storage.queueSegmentBytes,
+    maxBacklogBytes: storage.queueMaxBacklogBytes,
+    logger: queueLogger,
+  })
 }
 
 /** A stand-in for a store a command did not open: any use is a bug and says so. */

@@ -4,11 +4,14 @@ import type { Config } from '../config/load-config.ts'
 import { buildServer } from '../http/build-server.ts'
 import type { BootstrapResult } from '../modules/projects/project-service.ts'
 import { createAdapters } from './create-adapters.ts'
+import { createReplay, type Replay } from './create-replay.ts'
 import { createServices, type Services } from './create-services.ts'
 import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
+import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
+import { startOutboxSender } from '../modules/notifications/outbox-sender.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -43,6 +46,7 @@ export async function createApp(
 ): Promise<TallyApp> {
   let ready = false
   const stores = await createAdapters(config, { logger })
+  let replay: Replay | null = null
   try {
     const services = createServices(stores, logger, config)
     const bootstrap = await services.projects.bootstrap(config.bootstrap)
@@ -51,6 +55,15 @@ export async function createApp(
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
     const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory())
+    // Data that leaves: messages are planned after the store, sent beside ingestion (never inside it).
+    const { notifications } = services
+    const outboxSender = startOutboxSender({
+      store: notifications.outbox,
+      client: notifications.webhookClient,
+      options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.timeoutMs * 4 + 60_000 },
+      logger: logger.child({ module: 'outbox' }),
+      onOutcome: metrics.outboxOutcome,
+    })
     const pipeline = createIngestionPipeline({
       events: metrics.timedEventStore(opts.wrapEventStore ? opts.wrapEventStore(stores.events) : stores.events),
       deadLetters: stores.deadLetters,
@@ -72,6 +85,9 @@ export async function createApp(
           logger: logger.child({ module: 'ingestion' }),
         }),
       ],
+      afterStore: [
+        createNotifyStep({ rules: notifications.notificationRules, outbox: notifications.outbox, siteUrl: notifications.siteUrl, onEnqueued: () => outboxSender.wake() }),
+      ],
     })
     stores.queue.consume(pipeline, {
       maxBatch: config.ingestion.maxBatchEvents,
@@ -79,8 +95,9 @@ export async function createApp(
       retryDelayMs: config.ingestion.retryMinMs,
       retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
+    replay = await createReplay(config, { projects: services.projects, logger })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http, replay })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
     const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache
@@ -105,12 +122,15 @@ export async function createApp(
           await warmUp?.stop()
           // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
           await stores.queue.drain(5000)
+          await replay?.close()
+          await outboxSender.stop()
           await stores.close()
         })()
         return closing
       },
     }
   } catch (err) {
+    await replay?.close()
     await stores.close()
     throw err
   }

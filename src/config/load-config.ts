@@ -10,6 +10,12 @@ export interface Config {
   readonly storage: {
     readonly dataDir: string
     readonly metadataUrl: string | null
+    /**
+     * `TALLY_CLICKHOUSE_URL` (`http://user:password@host:8123/database`): events, dead letters, person
+     * overrides and event queries on that ClickHouse server (the database is created when missing)
+     * instead of embedded DuckDB. Metadata stays where `metadataUrl` puts it.
+     */
+    readonly clickhouseUrl: string | null
     readonly queueSegmentBytes: number
     /** Unprocessed bytes the event queue may hold; past it capture answers 503 with Retry-After. */
     readonly queueMaxBacklogBytes: number
@@ -27,6 +33,8 @@ export interface Config {
     readonly pgliteSharedBuffers: string
     /** With `metadataUrl`: the longest a statement may run on the server before it is cancelled (a 503). */
     readonly statementTimeoutMs: number
+    /** The event queue on NATS JetStream instead of the embedded segment log (null: embedded). */
+    readonly nats: NatsConfig | null
   }
   readonly bootstrap: { readonly projectApiKey: string | null; readonly personalApiKey: string | null }
   /**
@@ -78,11 +86,33 @@ export interface Config {
    */
   readonly log: { readonly level: string; readonly format: 'json' | 'pretty' | null; readonly publicSuccessLevel: string }
   /**
+   * Outgoing webhooks (actions that notify, destinations): `siteUrl` is Tally's public address for the
+   * links in messages; `allow` the IPs/CIDRs that may be reached although internal; the rest bound the
+   * outbox sender (tries, pauses, per-channel concurrency and rate, pending messages kept per channel).
+   */
+  readonly webhooks: {
+    readonly siteUrl: string | null
+    readonly allow: readonly string[]
+    readonly timeoutMs: number
+    readonly maxAttempts: number
+    readonly retryMinMs: number
+    readonly retryMaxMs: number
+    readonly concurrency: number
+    readonly ratePerSecond: number
+    readonly backlogLimit: number
+  }
+  /**
    * Test-only switches for the kill -9 matrix: `crashAt` SIGKILLs the process at a named crash
    * point (`TALLY_CRASH_AT=<point>[:<nth>]`, see src/shared/crash-points.ts);
    * `unsafeAckBeforeFsync` is the deliberately broken queue the matrix must catch.
    */
   readonly testing: { readonly crashAt: string | null; readonly unsafeAckBeforeFsync: boolean }
+  /**
+   * Session replay (`/s/`): the largest body accepted (PostHog: 25 MiB), the bytes of bodies read
+   * and decoded at once (further requests wait, unread, in their sockets), and how often recordings
+   * past their project's retention are deleted.
+   */
+  readonly replay: { readonly maxBodyBytes: number; readonly memoryBudgetBytes: number; readonly retentionCheckMs: number }
 }
 
 /** The HTTP server's address, body bound, timeouts and connection limits. */
@@ -107,6 +137,19 @@ export interface HttpConfig {
   /** Threads that decode capture bodies of `captureDecodeMinBytes` or more off the event loop (0: none). */
   readonly captureDecodeThreads: number
   readonly captureDecodeMinBytes: number
+}
+
+/** `TALLY_NATS_*`: where the JetStream event queue lives and how its stream and consumer are made. */
+export interface NatsConfig {
+  readonly servers: readonly string[]
+  readonly stream: string
+  readonly consumer: string
+  /** Stream replicas when Tally creates the stream (an existing stream keeps its own). */
+  readonly replicas: number
+  /** Unacknowledged messages are delivered again after this (doubling on each redelivery). */
+  readonly ackWaitMs: number
+  /** A publish JetStream has not acknowledged within this fails (capture answers 503). */
+  readonly publishTimeoutMs: number
 }
 
 /** Flag values given on the command line; each wins over its environment variable. */
@@ -159,6 +202,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     storage: {
       dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),
       metadataUrl: env.TALLY_DATABASE_URL || null,
+      clickhouseUrl: env.TALLY_CLICKHOUSE_URL || null,
       // The event queue starts a new segment file past this size (fully acknowledged ones are deleted).
       queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
       // Accepted but not yet processed: past it capture answers 503 + Retry-After (the SDKs retry).
@@ -172,6 +216,16 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       // 16.8 MB of filter per million; at most 20M (~540 MB).
       dedupWindowEvents: int('TALLY_DEDUP_WINDOW_EVENTS', env.TALLY_DEDUP_WINDOW_EVENTS, 1_000_000, 1, 20_000_000),
       statementTimeoutMs: int('TALLY_DATABASE_STATEMENT_TIMEOUT_MS', env.TALLY_DATABASE_STATEMENT_TIMEOUT_MS, 30_000, 100, 3_600_000),
+      nats: env.TALLY_NATS_URL
+        ? {
+            servers: env.TALLY_NATS_URL.split(',').map((x) => x.trim()).filter((x) => x !== ''),
+            stream: env.TALLY_NATS_STREAM || 'TALLY_EVENTS',
+            consumer: env.TALLY_NATS_CONSUMER || 'tally-worker',
+            replicas: int('TALLY_NATS_REPLICAS', env.TALLY_NATS_REPLICAS, 1, 1, 5),
+            ackWaitMs: int('TALLY_NATS_ACK_WAIT_MS', env.TALLY_NATS_ACK_WAIT_MS, 30_000, 1000, 3_600_000),
+            publishTimeoutMs: int('TALLY_NATS_PUBLISH_TIMEOUT_MS', env.TALLY_NATS_PUBLISH_TIMEOUT_MS, 5000, 100, 600_000),
+          }
+        : null,
     },
     bootstrap: {
       projectApiKey: env.TALLY_PROJECT_API_KEY || null,
@@ -207,6 +261,22 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       format: env.TALLY_LOG_FORMAT === 'json' || env.TALLY_LOG_FORMAT === 'pretty' ? env.TALLY_LOG_FORMAT : null,
       publicSuccessLevel: env.TALLY_LOG_PUBLIC_SUCCESS_LEVEL ?? 'debug',
     },
+    replay: {
+      maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
+      memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
+      retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
+    },
+    webhooks: {
+      siteUrl: env.TALLY_SITE_URL ? env.TALLY_SITE_URL.replace(/\/+$/, '') : null,
+      allow: (env.TALLY_WEBHOOK_ALLOW ?? '').split(',').map((x) => x.trim()).filter((x) => x !== ''),
+      timeoutMs: int('TALLY_WEBHOOK_TIMEOUT_MS', env.TALLY_WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000),
+      maxAttempts: int('TALLY_WEBHOOK_MAX_ATTEMPTS', env.TALLY_WEBHOOK_MAX_ATTEMPTS, 8, 1, 1000),
+      retryMinMs: int('TALLY_WEBHOOK_RETRY_MIN_MS', env.TALLY_WEBHOOK_RETRY_MIN_MS, 1000, 1, 3_600_000),
+      retryMaxMs: int('TALLY_WEBHOOK_RETRY_MAX_MS', env.TALLY_WEBHOOK_RETRY_MAX_MS, 600_000, 1, 86_400_000),
+      concurrency: int('TALLY_WEBHOOK_CONCURRENCY', env.TALLY_WEBHOOK_CONCURRENCY, 4, 1, 256),
+      ratePerSecond: int('TALLY_WEBHOOK_RATE_PER_SECOND', env.TALLY_WEBHOOK_RATE_PER_SECOND, 50, 1, 100_000),
+      backlogLimit: int('TALLY_WEBHOOK_BACKLOG_LIMIT', env.TALLY_WEBHOOK_BACKLOG_LIMIT, 100_000, 1),
+    },
     testing: {
       crashAt: env.TALLY_CRASH_AT || null,
       unsafeAckBeforeFsync: bool('TALLY_UNSAFE_ACK_BEFORE_FSYNC', env.TALLY_UNSAFE_ACK_BEFORE_FSYNC, false),
@@ -221,6 +291,13 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   if (config.ingestion.retryMinMs > config.ingestion.retryMaxMs) {
     problems.push('TALLY_INGEST_RETRY_MIN_MS must not be longer than TALLY_INGEST_RETRY_MAX_MS')
   }
+  for (const a of config.webhooks.allow) {
+    const [ip, bits, ...rest] = a.split('/')
+    if (isIP(ip!) === 0 || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (isIP(ip!) === 4 ? 32 : 128)))) {
+      problems.push(`TALLY_WEBHOOK_ALLOW: "${a}" is not an IP address or a CIDR`)
+    }
+  }
+  if (config.webhooks.siteUrl && !/^https?:\/\/[^/]+/.test(config.webhooks.siteUrl)) problems.push('TALLY_SITE_URL must be an http(s):// URL')
   if (config.testing.crashAt && !parseCrashAt(config.testing.crashAt)) {
     problems.push(`TALLY_CRASH_AT must be <point>[:<nth>] with a known point, got "${config.testing.crashAt}"`)
   }
@@ -237,8 +314,21 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   for (const [name, size] of [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit], ['TALLY_DUCKDB_WRITE_MEMORY_LIMIT', config.storage.duckdbWriteMemoryLimit]]) {
     if (!/^[1-9]\d*(kB|MB|GB)$/.test(size!)) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
   }
+  if (config.storage.clickhouseUrl && !validClickHouseUrl(config.storage.clickhouseUrl)) {
+    problems.push('TALLY_CLICKHOUSE_URL must be an http:// or https:// URL naming at most one database, e.g. http://default:@127.0.0.1:8123/tally')
+  }
   if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {
     problems.push('TALLY_DATABASE_URL must be a postgres:// URL')
+  }
+  const nats = config.storage.nats
+  if (nats) {
+    for (const server of nats.servers) {
+      if (!/^(nats|tls|wss?):\/\/[^\s/]+\/?$/.test(server)) problems.push(`TALLY_NATS_URL: "${server}" is not a nats:// URL (a comma list for a cluster)`)
+    }
+    if (nats.servers.length === 0) problems.push('TALLY_NATS_URL must list at least one nats:// URL')
+    for (const [name, value] of [['TALLY_NATS_STREAM', nats.stream], ['TALLY_NATS_CONSUMER', nats.consumer]] as const) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) problems.push(`${name} must be letters, digits, _ or - (at most 64), got "${value}"`)
+    }
   }
   if (problems.length) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`)
   return deepFreeze(config)
@@ -261,4 +351,14 @@ function deepFreeze<T>(o: T): T {
     Object.freeze(o)
   }
   return o
+}
+
+/** An http(s) URL whose path is empty or one database name. */
+function validClickHouseUrl(url: string): boolean {
+  try {
+    const u = new URL(url)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && /^\/?[^/]*\/?$/.test(u.pathname)
+  } catch {
+    return false
+  }
 }

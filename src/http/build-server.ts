@@ -1,6 +1,6 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Level, Logger } from 'pino'
-import { installErrorHandler, toWireError } from './error-handler.ts'
+import { installErrorHandler, setPublicErrorCors, toWireError } from './error-handler.ts'
 import { installPrivateAuth } from './private-scope.ts'
 import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
@@ -47,7 +47,12 @@ import type { GroupService } from '../modules/groups/group-service.ts'
 import type { ActionPeople } from '../modules/actions/action-people.ts'
 import type { EventPersonLookup } from '../modules/events/event-routes.ts'
 import { sdkAssetRoutes, type SdkAssetOptions } from '../modules/sdk-assets/sdk-asset-routes.ts'
+import { surveyRoutes } from '../modules/surveys/survey-routes.ts'
 import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
+import { destinationRoutes } from '../modules/notifications/destination-routes.ts'
+import type { DestinationService } from '../modules/notifications/destination-service.ts'
+import { chatWebhookRoutes } from '../modules/notifications/chat-webhook-routes.ts'
+import type { WebhookClient } from '../modules/notifications/webhook-client.ts'
 import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-routes.ts'
 import { apiSchemaRoutes, collectApiRoutes } from './api-schema.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
@@ -77,6 +82,7 @@ export interface ServerServices {
   flagDefinitions: DefinitionsCache
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
+  notifications: { destinations: DestinationService; webhookClient: WebhookClient }
 }
 
 export interface ServerOptions {
@@ -96,6 +102,8 @@ export interface ServerOptions {
   limits?: Omit<HttpConfig, 'host' | 'port' | 'maxBodyBytes'>
   /** Where the built web app served at `/` lives (default `dist/web` of the package). */
   webApp?: WebAppOptions
+  /** Session replay's routes (`/s/` public, session_recordings private), registered in each scope. */
+  replay?: { publicRoutes(scope: FastifyInstance): Promise<void>; privateRoutes(scope: FastifyInstance): Promise<void> }
 }
 
 /**
@@ -110,8 +118,9 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: 'x-request-id',
     // A path Fastify cannot even route (a bad %-escape) still answers in PostHog's error shape.
-    frameworkErrors: (err, _req, reply) => {
+    frameworkErrors: (err, req, reply) => {
       const { status, body } = toWireError(err)
+      setPublicErrorCors(req as unknown as FastifyRequest, reply as unknown as FastifyReply)
       void (reply as unknown as FastifyReply).code(status).send(body)
     },
     // X-Forwarded-* are believed only from these addresses (proxy-addr); nobody's by default.
@@ -147,6 +156,8 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     const { decide, projects, flagDefinitions: definitions } = services
     await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
+    await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
+    if (opts.replay) await publicScope.register(opts.replay.publicRoutes)
   })
 
   // Sign-in, sign-out, set-up and sign-up: JSON bodies, no authentication.
@@ -169,8 +180,11 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
     await privateScope.register(definitionRoutes, { definitions: services.definitions })
     await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
+    await privateScope.register(destinationRoutes, { destinations: services.notifications.destinations })
+    await privateScope.register(chatWebhookRoutes, { client: services.notifications.webhookClient })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
+    if (opts.replay) await privateScope.register(opts.replay.privateRoutes)
   })
 
   await app.register(apiSchemaRoutes, { routes: apiRoutes })

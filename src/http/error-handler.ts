@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../shared/errors.ts'
 import { classifyFailure } from '../shared/classify-failure.ts'
 import { ERROR_TABLE, type WireError } from './error-table.ts'
+import { isPublicPath, setCorsHeaders } from './public-scope.ts'
 
 /** Turns any thrown value into `{status, body}` in PostHog's error shape. */
 export function toWireError(err: unknown): { status: number; body: WireError } {
@@ -50,10 +51,16 @@ function attrOf(v: { instancePath?: string; params?: Record<string, unknown> } |
   return path.length ? path.join('__') : null
 }
 
+/** A public route's error answer carries CORS headers (whether the route exists or not), so the page sees it. */
+export function setPublicErrorCors(req: FastifyRequest, reply: FastifyReply): void {
+  if (isPublicPath(req.url) && !reply.hasHeader('access-control-allow-origin')) setCorsHeaders(req, reply)
+}
+
 /** Installs the error and not-found handlers on a Fastify instance. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const { status, body } = toWireError(err)
+    setPublicErrorCors(req, reply)
     // A 503 of the queue is logged once per change of state by the queue; a store outage on any
     // other route is logged here, with the error.
     if (status >= 500 && !(err instanceof AppError && err.code === 'service_unavailable')) req.log.error({ err }, 'request failed')
@@ -64,7 +71,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     else if (status === 503) reply.header('Retry-After', '5')
     return reply.code(status).send(body)
   })
-  app.setNotFoundHandler((_req, reply) => {
+  app.setNotFoundHandler((req, reply) => {
+    setPublicErrorCors(req, reply)
     reply.code(404).send({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
   })
 }

@@ -38,6 +38,22 @@ export function setCorsHeaders(req: FastifyRequest, reply: FastifyReply): void {
   })
 }
 
+// First path segments of the routes browsers call from other sites: capture (`/e`, `/i/v0/e`,
+// `/capture`, `/batch`, `/track`, `/engage`), replay (`/s`), flags (`/decide`, `/flags`), remote
+// config (`/array`) and posthog-js's scripts (`/static`); plus the surveys read (`/api/surveys`).
+const PUBLIC_SEGMENTS = new Set(['e', 'i', 's', 'capture', 'batch', 'track', 'engage', 'decide', 'flags', 'array', 'static'])
+const PUBLIC_API = /^\/api\/surveys(?:[/?]|$)/
+
+/**
+ * True for a URL under one of the public (browser-facing) routes, known or not: their error answers,
+ * 404s of unknown sub-paths included, carry CORS headers so a page sees the status, not a network error.
+ */
+export function isPublicPath(url: string): boolean {
+  if (PUBLIC_API.test(url)) return true
+  const m = /^\/+([^/?#]*)/.exec(url)
+  return m !== null && PUBLIC_SEGMENTS.has(m[1])
+}
+
 /**
  * Prepares the public scope (capture, decide): bodies arrive as raw Buffers whatever their
  * content type, limited to `maxBodyBytes` while they stream in (Fastify answers 413 as soon as

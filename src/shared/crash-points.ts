@@ -47,6 +47,9 @@ export const CRASH_POINTS = [
   'recover.before-truncate',
   'recover.after-truncate',
   'recover.done',
+  // session replay: the block appended but not fsync'd; the block durable, its summary not yet queued
+  'replay.block-written',
+  'replay.before-publish',
 ] as const
 
 export type CrashPointName = (typeof CRASH_POINTS)[number]

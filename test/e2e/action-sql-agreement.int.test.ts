@@ -14,7 +14,7 @@ import { elementsToString, type Element } from '../../src/domain/events/elements
 import type { PropertyFilter } from '../../src/domain/properties/property-filter.ts'
 import type { DuckDb } from '../../src/storage/duckdb/open-duckdb.ts'
 import { actionMatchSql } from '../../src/storage/duckdb/duckdb-action-queries.ts'
-import { SQL_PROPERTY_OPERATORS } from '../../src/storage/duckdb/duckdb-action-property-sql.ts'
+import { SQL_PROPERTY_OPERATORS } from '../../src/storage/event-sql/property-filter-sql.ts'
 import { parseElementsChain } from '../../src/domain/actions/parse-elements-chain.ts'
 import { insertTestEvents, openTestEventsDb, type TestEventRow } from '../helpers/action-events.ts'
 import { isDateOnlyToDateParse } from '../helpers/date-parse-gap.ts'

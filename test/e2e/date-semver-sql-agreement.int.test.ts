@@ -11,8 +11,8 @@ import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { matchProperty } from '../../src/domain/properties/match-property.ts'
 import type { PropertyFilter } from '../../src/domain/properties/property-filter.ts'
-import { createSqlParams } from '../../src/storage/duckdb/duckdb-action-elements-sql.ts'
-import { jsonSource, propertyFilterSql as duckDbFilterSql } from '../../src/storage/duckdb/duckdb-action-property-sql.ts'
+import { duckDbEventDialect as d } from '../../src/storage/duckdb/duckdb-event-dialect.ts'
+import { propertyFilterSql } from '../../src/storage/event-sql/property-filter-sql.ts'
 import { pgParams, propertyFilterSql as pgFilterSql } from '../../src/storage/sql/sql-property-filter.ts'
 import { insertTestEvents, openTestEventsDb } from '../helpers/action-events.ts'
 import { isDateOnlyToDateParse } from '../helpers/date-parse-gap.ts'
@@ -68,8 +68,8 @@ test('DuckDB selects the same stored values as the domain for every date and ver
   await insertTestEvents(db, VALUES.map((v, i) => ({ event: 'e', distinctId: String(i), properties: bagOf(v) })))
   let matched = 0
   for (const filter of FILTERS) {
-    const params = createSqlParams()
-    const where = duckDbFilterSql(filter, jsonSource('properties', filter.key, params), params, NOW)
+    const params = d.createParams()
+    const where = propertyFilterSql(filter, d.propertyValue('event', filter.key, params), d, params, NOW)
     const rows = (await db.connection.runAndReadAll(`SELECT distinct_id FROM events WHERE ${where}`, params.values)).getRowObjects()
     const got = rows.map((r) => Number(r.distinct_id)).sort((a, b) => a - b)
     const want = domainAnswer(filter)
@@ -120,8 +120,8 @@ test('dates the domain reads only through Date.parse are no dates in SQL (the do
   await insertTestEvents(db, DATE_PARSE_ONLY.map((v, i) => ({ event: 'e', distinctId: String(i), properties: { v } })))
   const filter = { key: 'v', operator: 'is_date_after', value: '1990-01-01' }
   assert.deepEqual(DATE_PARSE_ONLY.filter((v) => !matchProperty(filter, { v }, NOW)), [], 'each is a date to the domain')
-  const params = createSqlParams()
-  const where = duckDbFilterSql(filter, jsonSource('properties', 'v', params), params, NOW)
+  const params = d.createParams()
+  const where = propertyFilterSql(filter, d.propertyValue('event', 'v', params), d, params, NOW)
   const rows = (await db.connection.runAndReadAll(`SELECT count(*) AS n FROM events WHERE ${where}`, params.values)).getRowObjects()
   assert.equal(Number(rows[0]!.n), 0)
 })

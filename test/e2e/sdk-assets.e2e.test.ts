@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { test } from 'node:test'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { buildTestApp } from '../helpers/test-app.ts'
 
 const manifest = createRequire(import.meta.url).resolve('posthog-js/package.json')
@@ -33,4 +34,41 @@ test('/static/ answers 404 with CORS headers for anything that is not a posthog-
     assert.equal(res.json().code, 'not_found', url)
   }
   assert.equal((await app.http.inject({ url: '/static/nope.js' })).headers['access-control-allow-origin'], '*')
+})
+
+test('/static/ sends the scripts brotli- or gzip-compressed as the client accepts, with Vary and cache headers', async (t) => {
+  const app = await buildTestApp(t)
+  const plain = readFileSync(path.join(dist, 'array.js'))
+  const get = (acceptEncoding?: string) =>
+    app.http.inject({ url: `/static/array.js?v=${version}`, headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } })
+  const br = await get('gzip, deflate, br, zstd')
+  assert.equal(br.statusCode, 200)
+  assert.equal(br.headers['content-encoding'], 'br')
+  assert.equal(br.headers.vary, 'Accept-Encoding')
+  assert.equal(br.headers['cache-control'], 'public, max-age=3600')
+  assert.ok(br.rawPayload.length < plain.length * 0.35, `brotli body ${br.rawPayload.length} B of ${plain.length} B`)
+  assert.ok(brotliDecompressSync(br.rawPayload).equals(plain))
+  for (const accept of ['gzip', 'br;q=0, gzip;q=0.8']) {
+    const gz = await get(accept)
+    assert.equal(gz.headers['content-encoding'], 'gzip', accept)
+    assert.ok(gunzipSync(gz.rawPayload).equals(plain), accept)
+  }
+  for (const accept of [undefined, 'identity', 'br;q=0, gzip;q=0']) {
+    const raw = await get(accept)
+    assert.equal(raw.headers['content-encoding'], undefined, String(accept))
+    assert.ok(raw.rawPayload.equals(plain), String(accept))
+  }
+  const versioned = await app.http.inject({ url: `/static/${version}/array.js`, headers: { 'accept-encoding': 'br' } })
+  assert.equal(versioned.headers['content-encoding'], 'br')
+  assert.equal(versioned.headers['cache-control'], 'public, max-age=31536000, immutable')
+})
+
+test('/static/toolbar.js answers a script that says the toolbar is not offered, with CORS', async (t) => {
+  const app = await buildTestApp(t)
+  const res = await app.http.inject({ url: `/static/toolbar.js?v=${version}&t=1700000000000`, headers: { origin: 'https://shop.example' } })
+  assert.equal(res.statusCode, 200)
+  assert.match(String(res.headers['content-type']), /^application\/javascript/)
+  assert.equal(res.headers['access-control-allow-origin'], '*')
+  assert.match(res.body, /window\.ph_load_toolbar=function/)
+  assert.match(res.body, /not available/)
 })

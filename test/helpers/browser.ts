@@ -9,12 +9,15 @@ import { chromium, type Browser } from 'playwright-core'
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
 
-/** Headless Chromium with the flags this closed network needs; closed when the test ends. */
-export async function launchBrowser(t: TestContext): Promise<Browser> {
+/**
+ * Headless Chromium with the flags this closed network needs (plus `extraArgs`, e.g.
+ * `--disable-blink-features=AutomationControlled` where posthog-js must not see a bot); closed when the test ends.
+ */
+export async function launchBrowser(t: TestContext, extraArgs: string[] = []): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...extraArgs],
   })
   t.after(() => browser.close())
   return browser

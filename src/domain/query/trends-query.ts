@@ -50,6 +50,8 @@ export interface Breakdown {
   parts: BreakdownPart[]
   multiple: boolean
   limit: number
+  /** `breakdown_hide_other_aggregation`: leave the "other" row out of the results. */
+  hideOther: boolean
 }
 
 /** Separates the parts of a multiple breakdown's value inside the store's rows (never in results). */
@@ -118,6 +120,7 @@ export function readBreakdown(v: unknown, attr: string): Breakdown | null {
   const node = readNode(v, attr, { optional: true })
   if (!node) return null
   const limit = readInteger(node.breakdown_limit, `${attr}.breakdown_limit`, { min: 1, max: 1000, fallback: 25 })!
+  const hideOther = readFlag(node.breakdown_hide_other_aggregation, `${attr}.breakdown_hide_other_aggregation`)
   const many = readArray(node.breakdowns, `${attr}.breakdowns`, { optional: true })
   if (many.length > 0) {
     if (many.length > 3) throw validationError(`${attr}.breakdowns`, 'At most 3 breakdowns.', 'max_length')
@@ -125,11 +128,11 @@ export function readBreakdown(v: unknown, attr: string): Breakdown | null {
       const item = readNode(b, `${attr}.breakdowns.${i}`)
       return readBreakdownPart(item.property, item.type, item.group_type_index, `${attr}.breakdowns.${i}`, { key: 'property', type: 'type', index: 'group_type_index' })
     })
-    return { parts, multiple: true, limit }
+    return { parts, multiple: true, limit, hideOther }
   }
   if (node.breakdown === undefined || node.breakdown === null) return null
   const part = readBreakdownPart(node.breakdown, node.breakdown_type, node.breakdown_group_type_index, attr, { key: 'breakdown', type: 'breakdown_type', index: 'breakdown_group_type_index' })
-  return { parts: [part], multiple: false, limit }
+  return { parts: [part], multiple: false, limit, hideOther }
 }
 
 /** Reads a `TrendsQuery` node; errors name the field under `query.` as PostHog's schema validation does. */

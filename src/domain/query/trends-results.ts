@@ -40,6 +40,11 @@ export function breakdownParts(value: string): string[] {
   return value.split(BREAKDOWN_PART_SEPARATOR)
 }
 
+/** PostHog's "other" row: the value, or for a multiple breakdown a list holding it. */
+export function isOtherBreakdown(value: unknown, other: string): boolean {
+  return value === other || (Array.isArray(value) && value.includes(other))
+}
+
 /** A breakdown value as it appears in a series label (`a::b` for a multiple breakdown, as PostHog's). */
 function breakdownLabel(value: string | string[]): string {
   return Array.isArray(value) ? value.join('::') : value
@@ -64,6 +69,11 @@ export function shapeSeries(opts: {
   carryForward?: boolean
   /** A multiple breakdown: each value is the list of its parts' values. */
   multipleBreakdown?: boolean
+  /**
+   * How many series the query has. PostHog labels a breakdown result by its value alone when there
+   * is one series (`Chrome`), and `<series> - <value>` when there are several.
+   */
+  seriesCount: number
 }): TrendsResult[] {
   const { range, series } = opts
   const days = range.buckets.map((b) => bucketDay(b, range.interval, range.timeZone))
@@ -77,11 +87,11 @@ export function shapeSeries(opts: {
     const rows = byValue.get(value) ?? []
     const compare = opts.compareLabel ? { compare: true, compare_label: opts.compareLabel } : {}
     const shown = opts.multipleBreakdown ? breakdownParts(value) : value
-    const label = opts.breakdownOrder ? `${opts.label} - ${breakdownLabel(shown)}` : opts.label
+    const label = !opts.breakdownOrder ? opts.label : opts.seriesCount > 1 ? `${opts.label} - ${breakdownLabel(shown)}` : breakdownLabel(shown)
     const common = { action: actionJson(series, opts.order, opts.label), label, ...compare, ...(opts.breakdownOrder ? { breakdown_value: shown } : {}), filter: {} }
     if (opts.aggregated) {
-      const aggregated = round(rows[0]?.value ?? 0)
-      return { ...common, aggregated_value: aggregated, count: aggregated, data: [], days, labels }
+      // PostHog's total-value shape: no buckets (`days: []`, no `labels`), `count` 0, the number in `aggregated_value`.
+      return { ...common, aggregated_value: round(rows[0]?.value ?? 0), count: 0, data: [], days: [] }
     }
     const data = range.buckets.map(() => 0)
     if (opts.carryForward) {
@@ -117,11 +127,11 @@ export function applyFormula(results: TrendsResult[][], formula: Formula, text: 
   })
   return [...groups.values()].map((slot) => {
     const first = slot.find((r) => r !== undefined)!
+    // PostHog labels every formula result `Formula (<text>)`, with or without a breakdown value.
     const base = { ...first, action: null, label: `Formula (${text})`, filter: {} }
-    if (first.breakdown_value !== undefined) base.label = `Formula (${text}) - ${breakdownLabel(first.breakdown_value)}`
     if (aggregated) {
       const value = evaluateFormula(formula, slot.map((r) => r?.aggregated_value ?? 0))
-      return { ...base, aggregated_value: value, count: value }
+      return { ...base, aggregated_value: value, count: 0 }
     }
     const data = first.data.map((_, i) => evaluateFormula(formula, slot.map((r) => r?.data[i] ?? 0)))
     return { ...base, data, count: data.reduce((a, b) => a + b, 0) }

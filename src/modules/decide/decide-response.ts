@@ -1,5 +1,6 @@
 import type { FlagEvaluation } from '../../domain/flags/flag-types.ts'
 import type { DecideResult } from './decide-service.ts'
+import { toSessionRecordingConfig, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 /** Where posthog-js should send events (`analytics.endpoint`). */
 export const ANALYTICS_ENDPOINT = '/i/v0/e/'
@@ -9,9 +10,10 @@ export const SUPPORTED_COMPRESSION = ['gzip', 'gzip-js', 'lz64']
 
 /**
  * The remote-config part of /decide and `/flags?config=true` (and of `/array/<token>/config`): what
- * posthog-js reads first. Session recording, surveys, heatmaps stay off until Tally has them.
+ * posthog-js reads first. `sessionRecording` comes from the project's replay settings; surveys and
+ * heatmaps stay off until Tally has them.
  */
-export function remoteConfigFields(hasFeatureFlags: boolean) {
+export function remoteConfigFields(hasFeatureFlags: boolean, sessionRecording: false | Record<string, unknown> = false) {
   return {
     config: { enable_collect_everything: true },
     editorParams: {},
@@ -19,7 +21,7 @@ export function remoteConfigFields(hasFeatureFlags: boolean) {
     isAuthenticated: false,
     supportedCompression: SUPPORTED_COMPRESSION,
     hasFeatureFlags,
-    sessionRecording: false,
+    sessionRecording,
     captureDeadClicks: false,
     capturePerformance: false,
     autocapture_opt_out: false,
@@ -121,9 +123,23 @@ class JsonBody {
 const configJson = [false, true].map((b) => Buffer.from(`{${JSON.stringify(remoteConfigFields(b)).slice(1, -1)},`))
 const NO_CONFIG = Buffer.from('{')
 
-/** The opening of an answer: `{` and the remote-config members when asked for (`null`: not asked). */
-export function remoteConfigMembers(hasFeatureFlags: boolean | null): Buffer {
-  return hasFeatureFlags === null ? NO_CONFIG : configJson[hasFeatureFlags ? 1 : 0]
+// Per project settings: the opening is built once per settings object (a PATCH replaces the object).
+const recordingOpenings = new WeakMap<RecordingSettings, Buffer[]>()
+
+/**
+ * The opening of an answer: `{` and the remote-config members when asked for (`null`: not asked),
+ * with `sessionRecording` from the project's replay settings when given and opted in.
+ */
+export function remoteConfigMembers(hasFeatureFlags: boolean | null, recording?: RecordingSettings): Buffer {
+  if (hasFeatureFlags === null) return NO_CONFIG
+  if (!recording?.optIn) return configJson[hasFeatureFlags ? 1 : 0]
+  let built = recordingOpenings.get(recording)
+  if (!built) {
+    const config = toSessionRecordingConfig(recording)
+    built = [false, true].map((b) => Buffer.from(`{${JSON.stringify(remoteConfigFields(b, config)).slice(1, -1)},`))
+    recordingOpenings.set(recording, built)
+  }
+  return built[hasFeatureFlags ? 1 : 0]
 }
 
 /**

@@ -1,3 +1,4 @@
+import { toSessionRecordingConfig } from '../../domain/replay/recording-settings.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { authenticatePersonal } from '../../http/private-scope.ts'
 import { AppError } from '../../shared/errors.ts'
@@ -74,7 +75,7 @@ export function remoteConfigRoutes(app: FastifyInstance, opts: DefinitionsOption
     const token = (req.params as { token: string }).token
     const project = opts.projects.cachedProjectByToken(token) ?? (await opts.projects.findProjectByToken(token))
     if (!project) throw new AppError('not_found', 'Not found.')
-    return { token, ...remoteConfigFields(await hasFlags(project.id)) }
+    return { token, ...remoteConfigFields(await hasFlags(project.id), toSessionRecordingConfig(project.sessionRecording)) }
   }
   app.get('/array/:token/config', async (req) => configOf(req))
   app.get('/array/:token/config.js', async (req, reply) => {

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import type { ProjectService } from './project-service.ts'
 import type { Project, User } from './project-types.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
-import { has, readBody, readString } from '../../http/drf-fields.ts'
+import { has, readBody, readHttpUrl, readString } from '../../http/drf-fields.ts'
 import { addRoute } from '../../http/route-paths.ts'
+import type { ProjectSettingsInput } from './project-store.ts'
+import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
 
 /**
  * A project as PostHog's TeamSerializer shows it (the fields clients read). `level` is the reader's
@@ -29,6 +31,8 @@ export function toProjectJson(p: Project, level: number | null = null) {
     is_demo: false,
     access_control: false,
     effective_membership_level: level,
+    slack_incoming_webhook: p.slackIncomingWebhook,
+    ...recordingSettingsJson(p.sessionRecording),
   }
 }
 
@@ -45,12 +49,16 @@ export async function projectRoutes(app: FastifyInstance, opts: { projects: Proj
     return paginate(req, page, all.length, all.slice(page.offset, page.offset + page.limit).map((p) => toProjectJson(p, level)))
   })
   app.get('/api/projects/:project_id/', async (req) => toProjectJson(req.project, await levelOf(req.user)))
-  // Settings PostHog's TeamSerializer takes that Tally uses: the name, and the zone queries bucket days in.
+  // Settings PostHog's TeamSerializer takes that Tally uses: the name, the zone queries bucket days in,
+  // and the session replay settings (recording-settings-schemas.ts).
   addRoute(app, 'PATCH', '/api/projects/:project_id/', async (req) => {
     const body = readBody(req.body)
-    const input: { name?: string; timezone?: string } = {}
+    const input: ProjectSettingsInput = {}
     if (has(body, 'name')) input.name = readString(body.name, 'name', { maxLength: 200 })!
     if (has(body, 'timezone')) input.timezone = readString(body.timezone, 'timezone', { maxLength: 100 })!
+    if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
+    const sessionRecording = readRecordingSettingsPatch(body, req.project.sessionRecording)
+    if (sessionRecording) input.sessionRecording = sessionRecording
     return toProjectJson(await opts.projects.updateSettings(req.project, input), await levelOf(req.user))
   })
 }

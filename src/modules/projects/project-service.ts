@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors.ts'
 import { assertTimeZone } from '../../domain/query/zoned-time.ts'
 import { generateToken, hashSecret, maskSecret } from '../../shared/ids.ts'
-import type { ProjectStore } from './project-store.ts'
+import type { ProjectSettingsInput, ProjectStore } from './project-store.ts'
 import type { Project, User } from './project-types.ts'
 import { systemClock, type Clock } from '../../shared/clock.ts'
 
@@ -128,7 +128,7 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
     },
 
     /** PATCH of the project's settings; `timezone` must be an IANA zone (queries bucket days in it). */
-    async updateSettings(project: Project, input: { name?: string; timezone?: string }): Promise<Project> {
+    async updateSettings(project: Project, input: ProjectSettingsInput): Promise<Project> {
       if (input.timezone !== undefined) assertTimeZone(input.timezone, 'timezone')
       const updated = await store.updateSettings(project.id, input)
       remember(updated)

@@ -1,4 +1,13 @@
 import type { Organization, Project, User } from './project-types.ts'
+import type { RecordingSettings } from '../../domain/replay/recording-settings.ts'
+
+export interface ProjectSettingsInput {
+  name?: string
+  timezone?: string
+  sessionRecording?: RecordingSettings
+  /** null clears it. */
+  slackIncomingWebhook?: string | null
+}
 
 export interface BootstrapInput {
   organizationName: string
@@ -20,8 +29,8 @@ export interface ProjectStore {
   createUser(input: { organizationId: number; email: string; firstName: string; level?: number }): Promise<User>
   /** Replaces the project's API token (the old one stops resolving at once). */
   updateApiToken(projectId: number, apiToken: string): Promise<Project>
-  /** Changes the given settings (name, timezone); the others stay. */
-  updateSettings(projectId: number, input: { name?: string; timezone?: string }): Promise<Project>
+  /** Changes the given settings (name, timezone, replay settings as a whole); the others stay. */
+  updateSettings(projectId: number, input: ProjectSettingsInput): Promise<Project>
   addMember(projectId: number, userId: number, level: number): Promise<void>
   addPersonalKey(userId: number, key: { hash: string; mask: string; label: string }): Promise<void>
   findUserByPersonalKeyHash(hash: string): Promise<User | null>

@@ -1,3 +1,5 @@
+import type { RecordingSettings } from '../../domain/replay/recording-settings.ts'
+
 /** A user of Tally (PostHog's User): the `created_by` of records is their summary. */
 export interface User {
   id: number
@@ -25,6 +27,10 @@ export interface Project {
   name: string
   apiToken: string
   timezone: string
+  /** Session replay settings (session_recording_opt_in and the rest). */
+  sessionRecording: RecordingSettings
+  /** PostHog's `slack_incoming_webhook`: where actions with `post_to_chat` send their messages (null: nowhere). */
+  slackIncomingWebhook: string | null
   createdAt: Date
   updatedAt: Date
 }

@@ -9,6 +9,7 @@ import type { Person } from '../persons/person-types.ts'
 import type { ActorGroup, QueryContext, QueryNode, QueryResult, QueryRunner } from './query-context.ts'
 import type { QueryEngine } from './query-engine.ts'
 import { createQueryAdmission, type QueryAdmissionLimits } from './query-admission.ts'
+import type { QueryKind } from './query-kinds.ts'
 
 export interface QueryLimits extends QueryAdmissionLimits {
   /** Per statement, in the event store (interrupted past it). */
@@ -69,7 +70,7 @@ export function queryCacheKey(projectId: number, node: QueryNode, timeZone: stri
  * project and per process and a rate per user (429 past them, query-admission.ts), and each
  * statement under the time and row limits, cancelled when `signal` aborts.
  */
-export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLookups; limits: QueryLimits; kinds: Readonly<Record<string, QueryRunner>>; clock?: Clock }) {
+export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLookups; limits: QueryLimits; kinds: ReadonlyMap<string, QueryKind>; clock?: Clock }) {
   const { engine, lookups, limits, kinds } = deps
   const clock = deps.clock ?? systemClock
   const admission = createQueryAdmission(limits, clock)
@@ -116,8 +117,9 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
      */
     async run(project: Project, query: unknown, opts: { signal?: AbortSignal; userId?: number; rateLimited?: boolean } = {}): Promise<QueryResponse> {
       const { node, kind } = unwrapQuery(query)
-      const runner = kinds[kind]
-      if (!runner) throw validationError('query.kind', `Unknown query kind "${kind}" (known: ${Object.keys(kinds).join(', ')}).`, 'invalid_choice')
+      // A Map: only registered kinds resolve (never `constructor` or `__proto__` of an object's prototype).
+      const runner = kinds.get(kind)?.run
+      if (!runner) throw validationError('query.kind', `Unknown query kind "${kind}" (known: ${[...kinds.keys()].join(', ')}).`, 'invalid_choice')
       const release = admission.admit({ projectId: project.id, userId: opts.userId ?? null, rateLimited: opts.rateLimited })
       try {
         const ctx = contextFor(project, opts.signal)

@@ -2,7 +2,7 @@ import { previousPeriod, type ResolvedRange } from '../../domain/query/date-rang
 import { parseFormula } from '../../domain/query/formula.ts'
 import { BREAKDOWN_OTHER, breakdownExpr, foldedBreakdown, isRolling, personBitsPlan, rankedBreakdownPlan, seriesPlan, topBreakdownsPlan, unpivotBits } from '../../domain/query/trends-plan.ts'
 import { AGGREGATED_DISPLAYS, readTrendsQuery, type Series, type TrendsQuery } from '../../domain/query/trends-query.ts'
-import { applyFormula, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
+import { applyFormula, isOtherBreakdown, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
 import type { Expr } from '../../domain/query/query-plan.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch, withGroupValues } from './query-helpers.ts'
@@ -25,12 +25,15 @@ export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promis
     const results: TrendsResult[] = []
     for (const [period, compareLabel] of periods) {
       const { rows, order, carryForward } = await computeSeries(ctx, q, series, match, period, aggregated)
-      results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel, carryForward, multipleBreakdown: q.breakdown?.multiple }))
+      results.push(...shapeSeries({ series, order: i, label, rows, range: period, breakdownOrder: order, aggregated, compareLabel, carryForward, multipleBreakdown: q.breakdown?.multiple, seriesCount: q.series.length }))
     }
     perSeries.push(results)
   }
-  const results = formula ? applyFormula(perSeries, formula, q.formula!, aggregated) : perSeries.flat()
-  return { results: sortCompared(results, q.compare), resolved_date_range: resolvedRangeJson(range) }
+  let results = formula ? applyFormula(perSeries, formula, q.formula!, aggregated) : perSeries.flat()
+  // PostHog: `hasMore` when an "other" row exists; `breakdown_hide_other_aggregation` then drops it.
+  const hasMore = q.breakdown !== null && results.some((r) => isOtherBreakdown(r.breakdown_value, BREAKDOWN_OTHER))
+  if (hasMore && q.breakdown?.hideOther) results = results.filter((r) => !isOtherBreakdown(r.breakdown_value, BREAKDOWN_OTHER))
+  return { results: sortCompared(results, q.compare), hasMore, resolved_date_range: resolvedRangeJson(range) }
 }
 
 /** With compare, PostHog lists every current-period result before the previous-period ones. */

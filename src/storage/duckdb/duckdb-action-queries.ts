@@ -1,7 +1,8 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
 import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
-import { createSqlParams, ELEMENTS_SQL, type SqlParams } from './duckdb-action-elements-sql.ts'
-import { compileActionSql } from './duckdb-action-sql.ts'
+import { compileActionSql } from '../event-sql/action-sql.ts'
+import type { SqlParams } from '../event-sql/sql-params.ts'
+import { duckDbEventDialect as d } from './duckdb-event-dialect.ts'
 
 /** A half-open time range `[after, before)`; either bound may be left out. */
 export interface ActionTimeRange {
@@ -46,10 +47,10 @@ export function actionMatchSql(
   range: ActionTimeRange,
   what: string,
 ): { sql: string; values: DuckDBValue[] } {
-  const params = createSqlParams()
-  const where = [`project_id = ${params.add(projectId)}::INTEGER`]
-  if (range.after) where.push(`timestamp >= ${params.add(range.after.toISOString())}::TIMESTAMPTZ`)
-  if (range.before) where.push(`timestamp < ${params.add(range.before.toISOString())}::TIMESTAMPTZ`)
+  const params = d.createParams()
+  const where = [`project_id = ${d.cast(params.add(projectId), 'int32')}`]
+  if (range.after) where.push(`timestamp >= ${d.time(range.after.toISOString(), params)}`)
+  if (range.before) where.push(`timestamp < ${d.time(range.before.toISOString(), params)}`)
   const branches = stepsByEvent(steps).map((group) => branchSql(group, where, params))
   return { sql: `SELECT ${what} FROM (${branches.join(' UNION ALL ')}) AS events`, values: params.values as DuckDBValue[] }
 }
@@ -64,12 +65,12 @@ function stepsByEvent(steps: readonly ActionStepDefinition[]): ActionStepDefinit
 
 /** The rows of `events` (every column) matching one of `steps`. */
 function branchSql(steps: readonly ActionStepDefinition[], where: readonly string[], params: SqlParams): string {
-  const action = compileActionSql(steps, params)
+  const action = compileActionSql(steps, d, params)
   // Without element constraints the condition reads only the row's own columns (the prefilter then
   // says the same with no literal bound): filtered once, in place. With them, the prefilter (always
   // used: its literals are bound) cuts the rows whose chain is parsed.
   if (!action.needsElements) return `SELECT * FROM events WHERE ${[...where, action.condition].join(' AND ')}`
-  return `SELECT * EXCLUDE (__els) FROM (SELECT events.*, ${ELEMENTS_SQL} AS __els FROM events
+  return `SELECT * EXCLUDE (__els) FROM (SELECT events.*, ${d.elements.parse()} AS __els FROM events
     WHERE ${[...where, action.prefilter].join(' AND ')}) AS events WHERE ${action.condition}`
 }
 

@@ -1,5 +1,5 @@
 import { constantLiteral, type ValueSqlDialect } from '../sql/value-sql-dialect.ts'
-import type { SqlParams } from './duckdb-action-elements-sql.ts'
+import type { SqlParams } from '../event-sql/sql-params.ts'
 
 /**
  * DuckDB's side of the shared date and version filter SQL. A value used many times is bound once

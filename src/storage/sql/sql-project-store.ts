@@ -3,9 +3,10 @@ import type { BootstrapInput, ProjectStore } from '../../modules/projects/projec
 import type { Organization, Project, User } from '../../modules/projects/project-types.ts'
 import type { SqlClient } from './sql-client.ts'
 import { cannotBeStored, refuseNul } from './sql-text.ts'
+import { readStoredRecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
-  p.timezone, p.created_at, p.updated_at`
+  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook`
 const PROJECT_FROM = 'projects p JOIN organizations o ON o.id = p.organization_id'
 
 type Row = Record<string, any>
@@ -33,6 +34,8 @@ function toProject(r: Row): Project {
     name: r.name,
     apiToken: r.api_token,
     timezone: r.timezone,
+    sessionRecording: readStoredRecordingSettings(r.session_recording),
+    slackIncomingWebhook: r.slack_incoming_webhook ?? null,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   }
@@ -106,12 +109,20 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       return projectById(db, projectId)
     },
     async updateSettings(projectId, input) {
-      refuseNul({ name: input.name, timezone: input.timezone })
-      await db.query('UPDATE projects SET name = COALESCE($1, name), timezone = COALESCE($2, timezone), updated_at = now() WHERE id = $3', [
-        input.name ?? null,
-        input.timezone ?? null,
-        projectId,
-      ])
+      refuseNul({ name: input.name, timezone: input.timezone, slack_incoming_webhook: input.slackIncomingWebhook })
+      await db.query(
+        `UPDATE projects SET name = COALESCE($1, name), timezone = COALESCE($2, timezone),
+           session_recording = COALESCE($4::jsonb, session_recording),
+           slack_incoming_webhook = CASE WHEN $5::boolean THEN $6 ELSE slack_incoming_webhook END, updated_at = now() WHERE id = $3`,
+        [
+          input.name ?? null,
+          input.timezone ?? null,
+          projectId,
+          input.sessionRecording ? JSON.stringify(input.sessionRecording) : null,
+          input.slackIncomingWebhook !== undefined,
+          input.slackIncomingWebhook ?? null,
+        ],
+      )
       return projectById(db, projectId)
     },
     async addMember(projectId, userId, level) {

@@ -1,5 +1,5 @@
 import type { HogQLSelect } from '../../../domain/hogql/hogql-ast.ts'
-import type { SqlParams } from '../duckdb-action-elements-sql.ts'
+import type { SqlParams } from '../../event-sql/sql-params.ts'
 
 /**
  * What the translator knows of an expression's type, enough to pick DuckDB's conversions:

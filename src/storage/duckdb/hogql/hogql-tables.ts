@@ -1,5 +1,5 @@
 import { hogqlError } from '../../../domain/hogql/hogql-error.ts'
-import type { SqlParams } from '../duckdb-action-elements-sql.ts'
+import type { SqlParams } from '../../event-sql/sql-params.ts'
 import type { HType, Typed } from './hogql-sql-types.ts'
 
 /** A table a SELECT reads: the project's events, or a subquery with its columns. */

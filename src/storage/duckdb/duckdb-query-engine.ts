@@ -1,10 +1,10 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
-import type { QueryEngine, QueryRows, RunGuards } from '../../../modules/query/query-engine.ts'
-import { AppError } from '../../../shared/errors.ts'
-import { runHogQLOnDuckDb } from '../hogql/run-hogql-on-duckdb.ts'
-import type { Plan } from '../../../domain/query/query-plan.ts'
-import { compilePlan } from './compile-plan.ts'
-import { duckDbDialect } from './duckdb-dialect.ts'
+import type { QueryEngine, QueryRows, RunGuards } from '../../modules/query/query-engine.ts'
+import { AppError } from '../../shared/errors.ts'
+import { runHogQLOnDuckDb } from './hogql/run-hogql-on-duckdb.ts'
+import type { Plan } from '../../domain/query/query-plan.ts'
+import { compilePlan } from '../event-sql/compile-plan.ts'
+import { duckDbEventDialect } from './duckdb-event-dialect.ts'
 
 /**
  * Query runners' statements on a small pool of DuckDB connections of their own (never the
@@ -77,7 +77,7 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
       // One row past the limit tells "too many" from "exactly the limit" without reading them all.
       const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
       const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
-      const { sql, values } = compilePlan(limited, projectId, duckDbDialect)
+      const { sql, values } = compilePlan(limited, projectId, duckDbEventDialect)
       return runSql(sql, values, guards, { deep: planDepth(plan) > DEEP_PLAN })
     },
     runSql: (sql, values, guards) => runSql(sql, values, guards),

@@ -1,0 +1,187 @@
+import type { EventStore, StoredEvent } from '../../ingestion/event-store.ts'
+import { propertiesOf } from '../../ingestion/event-properties.ts'
+import { MATERIALIZED_PROPERTIES } from '../duckdb/materialized-properties.ts'
+import { recentUuids, type RecentUuids } from '../duckdb/recent-uuids.ts'
+import type { ClickHouse } from './open-clickhouse.ts'
+import { intLiteral, uuidLiteral } from './clickhouse-literals.ts'
+
+export interface ClickHouseEventStoreOptions {
+  /** How many of the latest stored uuids a new event is checked against, at least (as DuckDB's). */
+  dedupWindow?: number
+}
+
+const DEFAULT_DEDUP_WINDOW = 1_000_000
+const MAX_DATETIME = 4_294_967_295
+
+/**
+ * EventStore on ClickHouse: a batch is one INSERT (JSONEachRow over HTTP) into `events`.
+ *
+ * A uuid is stored once (docs/clickhouse.md): duplicates inside a batch are dropped here (the first
+ * wins), and a uuid among the latest `dedupWindow` stored ones is looked up in the table before the
+ * insert and left out when it is there. The uuids of a batch enter that window before the batch is
+ * sent: an insert that failed, or whose answer was lost after the server stored it, comes back
+ * (the worker retries whole batches) and each of its uuids is then confirmed against the table, so a
+ * redelivered batch is never stored twice. Behind that, the ReplacingMergeTree collapses rows whose
+ * whole sort key (project, day, event, distinct id, uuid) repeats, in its background merges.
+ *
+ * The properties are parsed once here (the pipeline has usually parsed them already) to fill the
+ * top-level key/value arrays and the materialized `mat_*` columns with exactly the text DuckDB's
+ * `json_extract_string` gives.
+ */
+export async function createClickHouseEventStore(ch: ClickHouse, opts: ClickHouseEventStoreOptions = {}): Promise<EventStore> {
+  const window = opts.dedupWindow ?? DEFAULT_DEDUP_WINDOW
+  const recent = recentUuids(window)
+  let filled = false
+  const fill = async () => {
+    await loadRecent(ch, recent, window)
+    filled = true
+  }
+  let chain: Promise<unknown> = fill().catch(() => undefined)
+
+  async function insert(events: StoredEvent[]): Promise<{ inserted: number }> {
+    if (events.length === 0) return { inserted: 0 }
+    if (!filled) await fill()
+    const unique = new Map<string, StoredEvent>()
+    for (const e of events) if (!unique.has(key(e))) unique.set(key(e), e)
+    const stored = await alreadyStored([...unique.values()])
+    const fresh = [...unique.values()].filter((e) => !stored.has(key(e)))
+    if (fresh.length === 0) return { inserted: 0 }
+    // Into the window first: if the insert fails (or its answer is lost), the retry confirms them.
+    for (const e of fresh) recent.add(key(e), e.createdAt.getTime())
+    await ch.insert('events', fresh.map(eventRow))
+    return { inserted: fresh.length }
+  }
+
+  /** The uuids of `events` the table already has (only those the window may hold are looked up). */
+  async function alreadyStored(events: StoredEvent[]): Promise<Set<string>> {
+    const maybe = events.filter((e) => recent.mayHave(key(e)))
+    const literals = maybe.map((e) => uuidLiteral(e.uuid)).filter((l): l is string => l !== null)
+    if (literals.length === 0) return new Set()
+    const projects = [...new Set(maybe.map((e) => intLiteral(e.projectId)))]
+    const rows = await ch.query<{ u: string }>(
+      `SELECT DISTINCT toString(uuid) AS u FROM events WHERE project_id IN (${projects.join(', ')}) AND uuid IN (${literals.join(', ')})`,
+    )
+    const found = new Set(rows.map((r) => r.u))
+    return new Set(maybe.map(key).filter((u) => found.has(u)))
+  }
+
+  return {
+    // Batches are serialised: the window check and the insert of one batch see the one before.
+    insertBatch(events) {
+      const run = chain.then(() => insert(events))
+      chain = run.catch(() => undefined)
+      return run
+    },
+    async close() {
+      await chain
+    },
+  }
+}
+
+/** The uuid as the table gives it back (lower case): the key of the window and of a batch. */
+const key = (e: StoredEvent): string => e.uuid.toLowerCase()
+
+/** One event as a JSONEachRow object of the `events` table. */
+export function eventRow(e: StoredEvent): Record<string, unknown> {
+  const ms = e.timestamp.getTime()
+  const createdMs = e.createdAt.getTime()
+  const { keys, values, nullKeys } = topLevelProperties(eventProperties(e))
+  const person = topLevelProperties(personProperties(e.personProperties))
+  const row: Record<string, unknown> = {
+    uuid: e.uuid,
+    project_id: e.projectId,
+    event: wellFormed(e.event),
+    distinct_id: wellFormed(e.distinctId),
+    properties: wellFormed(e.properties),
+    elements_chain: wellFormed(e.elementsChain),
+    timestamp: clampSeconds(ms),
+    timestamp_ms: ms,
+    created_at: clampSeconds(createdMs),
+    created_at_ms: createdMs,
+    person_id: e.personId,
+    person_properties: e.personProperties == null ? null : wellFormed(e.personProperties),
+    prop_keys: keys,
+    prop_values: values,
+    prop_null_keys: nullKeys,
+    person_prop_keys: person.keys,
+    person_prop_values: person.values,
+    person_prop_null_keys: person.nullKeys,
+  }
+  for (let i = 0; i < 5; i++) {
+    const g = e.groups?.[i]
+    row[`group_${i}`] = g === undefined || g === null ? null : wellFormed(g)
+  }
+  let nonString = 0
+  let bit = 1
+  for (const [key, column] of MATERIALIZED_PROPERTIES) {
+    const at = keys.indexOf(key)
+    row[column] = at < 0 ? null : values[at]
+    if (at >= 0 && !keys.stringValued[at]) nonString |= bit
+    bit <<= 1
+  }
+  row.mat_nonstring = nonString
+  return row
+}
+
+/**
+ * The top-level properties as two parallel arrays, each value as `json_extract_string` gives it: a
+ * string's text, any other JSON value's JSON text; keys whose value is JSON null are left out (as
+ * DuckDB reads them: not set).
+ */
+function topLevelProperties(props: Record<string, unknown>): { keys: string[] & { stringValued: boolean[] }; values: string[]; nullKeys: string[] } {
+  const keys = Object.assign([] as string[], { stringValued: [] as boolean[] })
+  const values: string[] = []
+  const nullKeys: string[] = []
+  for (const [k, v] of Object.entries(props)) {
+    if (v === null || v === undefined) {
+      nullKeys.push(wellFormed(k))
+      continue
+    }
+    keys.push(wellFormed(k))
+    keys.stringValued.push(typeof v === 'string')
+    values.push(wellFormed(typeof v === 'string' ? v : JSON.stringify(v)))
+  }
+  return { keys, values, nullKeys }
+}
+
+function eventProperties(e: StoredEvent): Record<string, unknown> {
+  try {
+    return propertiesOf(e)
+  } catch {
+    return {}
+  }
+}
+
+function personProperties(text: string | null | undefined): Record<string, unknown> {
+  if (!text) return {}
+  try {
+    const v: unknown = JSON.parse(text)
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+/** Seconds since 1970 within DateTime's range (the exact instant is in the `_ms` column). */
+function clampSeconds(ms: number): number {
+  return Math.min(MAX_DATETIME, Math.max(0, Math.floor(ms / 1000)))
+}
+
+/** Lone surrogates become U+FFFD (as a UTF-8 write would). */
+function wellFormed(s: string): string {
+  const w = s as unknown as { isWellFormed(): boolean; toWellFormed(): string }
+  return w.isWellFormed() ? s : w.toWellFormed()
+}
+
+/**
+ * Fills `recent` with the uuids of the `window` events stored last (by created_at), looking at the
+ * last day only, so that a restart keeps deduplicating redeliveries of what it stored before.
+ */
+async function loadRecent(ch: ClickHouse, recent: RecentUuids, window: number): Promise<void> {
+  const rows = await ch.query<{ u: string; c: string }>(
+    `SELECT toString(uuid) AS u, created_at_ms AS c FROM events
+     WHERE created_at >= (SELECT max(created_at) FROM events) - 86400
+     ORDER BY created_at_ms DESC LIMIT ${intLiteral(window)}`,
+  )
+  for (let i = rows.length - 1; i >= 0; i--) recent.add(rows[i]!.u, Number(rows[i]!.c))
+}

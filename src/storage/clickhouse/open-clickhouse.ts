@@ -1,0 +1,187 @@
+import { createHash } from 'node:crypto'
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
+import { markClickHouseTransience } from './clickhouse-errors.ts'
+import { stringLiteral } from './clickhouse-literals.ts'
+
+/** A database on a ClickHouse server, as the event-side adapters use it. */
+export interface ClickHouse {
+  readonly database: string
+  /** Rows of a SELECT (JSON); 64-bit integers come back as strings (ClickHouse's JSON). */
+  query<R = Record<string, unknown>>(sql: string, opts?: QueryOptions): Promise<R[]>
+  /** Rows of a SELECT with the result's column names and ClickHouse types. */
+  queryWithMeta(sql: string, opts?: QueryOptions): Promise<{ meta: Array<{ name: string; type: string }>; data: Record<string, unknown>[] }>
+  /** A statement without result rows (DDL, ALTER, INSERT ... SELECT). */
+  exec(sql: string, opts?: QueryOptions): Promise<void>
+  /** Inserts rows (JSONEachRow). */
+  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>
+  /** Waits until the mutations of `table` started so far are done (18.16 has no mutations_sync). */
+  awaitMutations(table: string, timeoutMs?: number): Promise<void>
+  /** Cancels a running query (KILL QUERY ... SYNC). */
+  kill(queryId: string): Promise<void>
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export interface QueryOptions {
+  settings?: ClickHouseSettings
+  queryId?: string
+  signal?: AbortSignal
+}
+
+export interface ClickHouseOptions {
+  /** Simultaneous HTTP connections to the server (queries, inserts, pings). */
+  maxConnections?: number
+  /** How long one request may take before the client gives up (ms). */
+  requestTimeoutMs?: number
+}
+
+/**
+ * Connects to `url` (`http://user:password@host:8123/database`), creates the database when it is
+ * missing and applies the numbered migrations of `migrationsDir` not applied yet.
+ */
+export async function openClickHouse(url: string, migrationsDir: string, opts: ClickHouseOptions = {}): Promise<ClickHouse> {
+  const { base, database } = splitUrl(url)
+  const common = {
+    request_timeout: opts.requestTimeoutMs ?? 300_000,
+    max_open_connections: opts.maxConnections ?? 10,
+    // 18.16 knows none of the client's newer defaults; nothing opt-in is sent (see docs/clickhouse.md).
+    compression: { request: false, response: false },
+    // Failures reach the caller as errors (logged by Tally where handled), not as the client's own lines.
+    log: { level: ClickHouseLogLevel.OFF },
+  }
+  const admin = createClient({ url: base, database: 'default', ...common })
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${identifier(database)}` })
+  } catch (err) {
+    throw markClickHouseTransience(err)
+  } finally {
+    await admin.close()
+  }
+  const client = createClient({ url: base, database, ...common })
+  const ch = wrap(client, database)
+  try {
+    await runClickHouseMigrations(ch, migrationsDir)
+  } catch (err) {
+    await client.close()
+    throw err
+  }
+  return ch
+}
+
+/** The URL without its path (the database), and the database (`default` when none is given). */
+export function splitUrl(url: string): { base: string; database: string } {
+  const u = new URL(url)
+  const database = decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, '')) || 'default'
+  u.pathname = '/'
+  return { base: u.toString().replace(/\/$/, ''), database }
+}
+
+/** A database or table name, back-quoted (ClickHouse escapes a back quote with a backslash). */
+export function identifier(name: string): string {
+  return '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`'
+}
+
+function wrap(client: ClickHouseClient, database: string): ClickHouse {
+  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (err) {
+      throw markClickHouseTransience(err)
+    }
+  }
+  const ch: ClickHouse = {
+    database,
+    query: <R>(sql: string, o: QueryOptions = {}) =>
+      guard(async () => {
+        const rs = await client.query({
+          query: sql,
+          format: 'JSON',
+          clickhouse_settings: o.settings,
+          query_id: o.queryId,
+          abort_signal: o.signal,
+        })
+        return (await rs.json<R>()).data
+      }),
+    queryWithMeta: (sql, o = {}) =>
+      guard(async () => {
+        const rs = await client.query({
+          query: sql,
+          format: 'JSON',
+          clickhouse_settings: o.settings,
+          query_id: o.queryId,
+          abort_signal: o.signal,
+        })
+        const r = await rs.json<Record<string, unknown>>()
+        return { meta: r.meta ?? [], data: r.data }
+      }),
+    exec: (sql, o = {}) =>
+      guard(async () => {
+        await client.command({ query: sql, clickhouse_settings: o.settings, query_id: o.queryId, abort_signal: o.signal })
+      }),
+    insert: (table, rows) =>
+      guard(async () => {
+        if (rows.length === 0) return
+        await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' })
+      }),
+    async awaitMutations(table, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const rows = await ch.query<{ n: string }>(
+          `SELECT count() AS n FROM system.mutations WHERE database = ${stringLiteral(database)} AND table = ${stringLiteral(table)} AND is_done = 0`,
+        )
+        if (Number(rows[0]?.n ?? 0) === 0) return
+        if (Date.now() > deadline) throw Object.assign(new Error(`ClickHouse mutation on ${table} not done after ${timeoutMs} ms`), { transient: true })
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    },
+    async kill(queryId) {
+      await guard(() => client.command({ query: `KILL QUERY WHERE query_id = ${stringLiteral(queryId)} SYNC` }))
+    },
+    async ping() {
+      // client.ping() resolves { success: false } instead of throwing: a query says more.
+      await ch.query('SELECT 1')
+    },
+    close: () => client.close(),
+  }
+  return ch
+}
+
+/**
+ * Applies the numbered `.sql` files of `dir` not recorded in `_migrations`, in order, statement by
+ * statement (ClickHouse has no transactions: every statement is written to be safe to run again,
+ * `IF NOT EXISTS`), and refuses to start when an applied file changed (forward-only).
+ */
+export async function runClickHouseMigrations(ch: ClickHouse, dir: string): Promise<string[]> {
+  await ch.exec(`CREATE TABLE IF NOT EXISTS _migrations (name String, checksum String, applied_at DateTime('UTC') DEFAULT now())
+    ENGINE = MergeTree ORDER BY name`)
+  const applied = new Map((await ch.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _migrations')).map((r) => [r.name, r.checksum]))
+  const files = (await readdir(dir)).filter((f) => /^\d+.*\.sql$/.test(f)).sort()
+  const ran: string[] = []
+  for (const file of files) {
+    const sql = await readFile(path.join(dir, file), 'utf8')
+    const checksum = createHash('sha256').update(sql).digest('hex')
+    const seen = applied.get(file)
+    if (seen !== undefined) {
+      if (seen !== checksum) throw new Error(`migration ${file} changed after it was applied; migrations are forward-only`)
+      continue
+    }
+    for (const statement of statements(sql)) await ch.exec(statement)
+    await ch.insert('_migrations', [{ name: file, checksum }])
+    ran.push(file)
+  }
+  return ran
+}
+
+/** The statements of a migration file: split at a `;` ending a line, `--` comment lines dropped. */
+function statements(sql: string): string[] {
+  const body = sql
+    .split('\n')
+    .filter((l) => !/^\s*--/.test(l))
+    .join('\n')
+  return body
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+}

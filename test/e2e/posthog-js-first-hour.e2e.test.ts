@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { test } from 'node:test'
+import type { Page } from 'playwright-core'
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { hasChromium, launchBrowser, servePage } from '../helpers/browser.ts'
+import { eventually } from '../helpers/eventually.ts'
+
+const skip = hasChromium ? false : 'Chromium not installed (apt-get install chromium)'
+/** posthog-js must not read headless Chromium as a bot. */
+const NOT_A_BOT = ['--disable-blink-features=AutomationControlled']
+
+async function listen(app: TestApp): Promise<string> {
+  await app.http.listen({ host: '127.0.0.1', port: 0 })
+  return `http://127.0.0.1:${(app.http.server.address() as AddressInfo).port}`
+}
+
+/** Everything the page shows in its console (errors, warnings, uncaught exceptions) and what Tally answered. */
+function watch(tab: Page, tally: string) {
+  const seen = { errors: [] as string[], warnings: [] as string[], fromTally: [] as string[] }
+  tab.on('console', (m) => {
+    if (m.type() === 'error') seen.errors.push(m.text())
+    if (m.type() === 'warning') seen.warnings.push(m.text())
+  })
+  tab.on('pageerror', (e) => seen.errors.push(String(e)))
+  tab.on('response', (r) => r.url().startsWith(tally) && seen.fromTally.push(`${r.status()} ${new URL(r.url()).pathname}`))
+  return seen
+}
+
+/** A page that loads posthog-js from Tally's `/static/array.js`, as PostHog's HTML snippet does. */
+function snippetPage(projectKey: string, tally: string, script: string): string {
+  return `<!doctype html><html><body><script src="${tally}/static/array.js"></script>
+<script>
+  window.results = {}
+  posthog.init(${JSON.stringify(projectKey)}, { api_host: ${JSON.stringify(tally)}, persistence: 'memory', request_queue_config: { flush_interval_ms: 250 } })
+  ${script}
+</script></body></html>`
+}
+
+test('posthog-js getSurveys() and loadToolbar() against Tally leave no error in the console', { skip }, async (t) => {
+  const app = await buildTestApp(t)
+  const tally = await listen(app)
+  const site = await servePage(t, snippetPage(app.projectKey, tally, `
+    posthog.getSurveys((surveys) => { window.results.surveys = surveys }, true)
+    posthog.loadToolbar({})
+  `))
+  const browser = await launchBrowser(t, NOT_A_BOT)
+  const tab = await browser.newPage()
+  const seen = watch(tab, tally)
+  await tab.goto(site)
+  const surveys = await eventually(() => tab.evaluate(() => (window as any).results.surveys))
+  assert.deepEqual(surveys, [])
+  await eventually(async () => seen.warnings.some((w) => w.includes('toolbar is not available')))
+  assert.ok(seen.fromTally.some((r) => r.startsWith('200 /api/surveys')), seen.fromTally.join(', '))
+  assert.ok(seen.fromTally.some((r) => /^200 \/static\/(.+\/)?toolbar\.js$/.test(r)), seen.fromTally.join(', '))
+  assert.deepEqual(seen.fromTally.filter((r) => !/^(200|204) /.test(r)), [])
+  assert.deepEqual(seen.errors, [])
+})
