@@ -10,6 +10,8 @@ import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
+import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
+import { startOutboxSender } from '../modules/notifications/outbox-sender.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -27,6 +29,8 @@ export interface TallyApp {
   bootstrap: BootstrapResult
   /** The background fill of /decide's person cache (settles at once when disabled). */
   personCacheWarmUp: PersonCacheWarmUp['done']
+  /** Session replay: its services, retention run and queue drain (tests, CLI). */
+  replay: Replay
   /** Whether ingestion is blocked and why (what `/_ready` serves; a plain object). */
   ingestionHealth(): IngestionHealth
   /** Stops HTTP first, then background work, then closes the stores. */
@@ -53,6 +57,15 @@ export async function createApp(
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
     const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory())
+    // Data that leaves: messages are planned after the store, sent beside ingestion (never inside it).
+    const { notifications } = services
+    const outboxSender = startOutboxSender({
+      store: notifications.outbox,
+      client: notifications.webhookClient,
+      options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.timeoutMs * 4 + 60_000 },
+      logger: logger.child({ module: 'outbox' }),
+      onOutcome: metrics.outboxOutcome,
+    })
     const pipeline = createIngestionPipeline({
       events: metrics.timedEventStore(opts.wrapEventStore ? opts.wrapEventStore(stores.events) : stores.events),
       deadLetters: stores.deadLetters,
@@ -71,8 +84,12 @@ export async function createApp(
         createDefinitionsStep({
           store: createSqlDefinitionStore(stores.meta),
           groupTypeIndex: async (projectId, name) => (await services.groupTypes.list(projectId)).find((t) => t.groupType === name)?.groupTypeIndex,
+          counters: services.ingestionCounters,
           logger: logger.child({ module: 'ingestion' }),
         }),
+      ],
+      afterStore: [
+        createNotifyStep({ rules: notifications.notificationRules, outbox: notifications.outbox, siteUrl: notifications.siteUrl, onEnqueued: () => outboxSender.wake() }),
       ],
     })
     stores.queue.consume(pipeline, {
@@ -81,7 +98,7 @@ export async function createApp(
       retryDelayMs: config.ingestion.retryMinMs,
       retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
-    replay = await createReplay(config, { projects: services.projects, logger })
+    replay = await createReplay(config, { meta: stores.meta, projects: services.projects, persons: services.persons, queries: services.queries, logger })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
     const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http, replay })
     ready = true
@@ -101,6 +118,7 @@ export async function createApp(
       bootstrap,
       personCacheWarmUp: warmUp?.done ?? Promise.resolve({ entries: 0, ms: 0 }),
       ingestionHealth,
+      replay,
       close() {
         closing ??= (async () => {
           ready = false
@@ -109,6 +127,7 @@ export async function createApp(
           // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
           await stores.queue.drain(5000)
           await replay?.close()
+          await outboxSender.stop()
           await stores.close()
         })()
         return closing

@@ -18,11 +18,14 @@ export function createIngestionPipeline(deps: {
   isolateAfterAttempts?: number
   logger: Logger
   steps?: EventStep[]
+  /** Steps that need the events stored first (see PipelineDeps.afterStore). */
+  afterStore?: EventStep[]
 }) {
   const steps: EventStep[] = [...(deps.steps ?? [])]
   return createPipeline({
     steps,
     store: createStoreEventsStep(deps.events),
+    afterStore: deps.afterStore,
     deadLetters: deps.deadLetters,
     counters: deps.counters,
     health: deps.health,

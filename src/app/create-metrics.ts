@@ -3,6 +3,7 @@ import type { EventStore } from '../ingestion/event-store.ts'
 import type { IngestionHealth } from '../ingestion/ingestion-health.ts'
 import type { Services } from './create-services.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
+import type { OutboxSenderDeps } from '../modules/notifications/outbox-sender.ts'
 
 /**
  * The Prometheus registry: process metrics (memory, CPU, event-loop lag, GC) and Tally's own, read
@@ -13,7 +14,7 @@ export function createMetrics(
   queue: EventQueue,
   ingestion: () => IngestionHealth,
   storeMemory: () => Promise<Record<string, number>>,
-): { registry: Registry; timedEventStore(store: EventStore): EventStore } {
+): { registry: Registry; timedEventStore(store: EventStore): EventStore; outboxOutcome: OutboxSenderDeps['onOutcome'] } {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
 
@@ -111,8 +112,26 @@ export function createMetrics(
       this.set(services.personData.stats().entries)
     },
   })
+  const outboxMessages = new Counter({
+    name: 'tally_webhook_messages_total',
+    help: 'Outgoing webhook messages by channel (chat, destination:<id>) and outcome: sent, retried, failed (dead-lettered), dropped (over the backlog limit)',
+    labelNames: ['channel', 'outcome'] as const,
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'tally_webhook_pending_messages',
+    help: 'Outgoing webhook messages waiting to be sent, by channel',
+    labelNames: ['channel'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset()
+      const pending = await services.notifications.outbox.pendingByChannel().catch(() => new Map())
+      for (const [channel, counts] of pending) this.set({ channel }, counts.pending)
+    },
+  })
   return {
     registry,
+    outboxOutcome: (channel, outcome, count) => outboxMessages.inc({ channel, outcome }, count),
     timedEventStore: (store) => ({
       async insertBatch(events) {
         const stop = storeBatch.startTimer()

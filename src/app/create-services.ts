@@ -27,6 +27,7 @@ import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
+import { createNotificationServices } from './create-notification-services.ts'
 
 export interface Stores {
   meta: SqlClient
@@ -44,13 +45,14 @@ export interface Stores {
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query'>>) {
-  const projects = createProjectService(createSqlProjectStore(stores.meta))
+export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'capture' | 'webhooks' | 'http'>>) {
+  // Embedded, this process makes every settings change; at scale, another node may (remote config rereads).
+  const projects = createProjectService(createSqlProjectStore(stores.meta), undefined, { settingsTtlMs: config?.storage.metadataUrl ? 10_000 : Infinity })
   const authStore = createSqlAuthStore(stores.meta)
   const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth } })
   const members = createMemberService({ store: authStore, auth, projects })
   const ingestionCounters = createIngestionCounters()
-  const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
+  const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters, limits: config?.capture })
   const insightStore = createSqlInsightStore(stores.meta)
   const insights = createInsightService(insightStore)
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))
@@ -64,7 +66,8 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   const queries = createQueries(stores, { actions, cohorts: flags.cohorts, meta: stores.meta }, config?.query)
   const insightResults = createInsightResults(insightStore, queries)
   const definitions = createDefinitionService(createSqlDefinitionStore(stores.meta))
-  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  const notifications = createNotificationServices(stores.meta, config)
+  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, notifications, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

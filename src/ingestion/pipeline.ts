@@ -15,8 +15,13 @@ export type EventStep = BatchStep<StoredEvent, StoredEvent>
 export interface PipelineDeps {
   /** Steps run in order on each micro-batch after decoding; the composition root chooses them. */
   steps: readonly EventStep[]
-  /** The last step: writes what is left (see createStoreEventsStep). */
+  /** Writes what is left (see createStoreEventsStep). */
   store: BatchStep<StoredEvent, StoredEvent>
+  /**
+   * Steps that need the events stored first (the outbox of actions that notify). A redelivered batch
+   * runs them again on every event, those the store already had included, so they must be idempotent.
+   */
+  afterStore?: readonly EventStep[]
   deadLetters: DeadLetterStore
   counters: IngestionCounters
   /** Told when a batch fails (ingestion is blocked) and when one succeeds again. */
@@ -98,12 +103,12 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
     const decoded = await runStep(decodeStep, messages, items, { letters, drops, attempt })
     items = decoded
     crashPoint('pipeline.after-decode')
-    for (const step of [...deps.steps, deps.store]) {
+    for (const step of [...deps.steps, deps.store, ...(deps.afterStore ?? [])]) {
       if (items.length === 0) break
       if (step === deps.store) crashPoint('pipeline.before-store')
       items = await runStep(step, items.map((i) => i.event!), items, { letters, drops, attempt })
+      if (step === deps.store) crashPoint('pipeline.after-store')
     }
-    crashPoint('pipeline.after-store')
     if (letters.length > 0) {
       // A dead-letter write failure fails the batch: the events come back rather than vanish.
       await deps.deadLetters.insert(letters)

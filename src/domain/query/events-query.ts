@@ -2,6 +2,7 @@ import { validationError } from '../../shared/errors.ts'
 import { readArray, readInteger, readNode, readText, type Node } from './query-fields.ts'
 import { hogqlWhereExpr } from './hogql-where.ts'
 import { col, type Expr } from './query-plan.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 /** A column of an EventsQuery: what the client asked for and how it is computed. */
 export type EventsColumn =
@@ -25,12 +26,12 @@ export interface EventsQuery {
 }
 
 /** Columns of the events table a select may name, with PostHog's HogQL type names. */
-const EVENT_FIELDS: Record<string, string> = {
+const EVENT_FIELDS = lookupTable<string>({
   uuid: 'UUID', event: 'String', distinct_id: 'String', timestamp: "DateTime64(6, 'UTC')", created_at: "DateTime64(6, 'UTC')",
   elements_chain: 'String', properties: 'String',
-}
+})
 const PROPERTY = /^(person\.)?properties\.(?:([A-Za-z_$][\w$]*)|`([^`]+)`|"([^"]+)")$/
-const AGGREGATES: Record<string, Expr> = {
+const AGGREGATES = lookupTable<Expr>({
   'count()': { op: 'aggregate', fn: 'count' },
   'count(*)': { op: 'aggregate', fn: 'count' },
   'uniq(distinct_id)': { op: 'aggregate', fn: 'uniq', arg: col('distinct_id') },
@@ -38,7 +39,7 @@ const AGGREGATES: Record<string, Expr> = {
   'count(distinct person_id)': { op: 'aggregate', fn: 'uniq', arg: { op: 'person_id' } },
   'min(timestamp)': { op: 'aggregate', fn: 'min', arg: col('timestamp') },
   'max(timestamp)': { op: 'aggregate', fn: 'max', arg: col('timestamp') },
-}
+})
 
 /**
  * One select entry. EventsQuery's select is HogQL text; this reader takes the forms PostHog's events

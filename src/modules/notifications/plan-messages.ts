@@ -1,0 +1,107 @@
+import { compileAction, type ActionMatcher } from '../../domain/actions/match-action.ts'
+import { formatActionMessage } from '../../domain/notifications/format-action-message.ts'
+import { DEFAULT_BODY_TEMPLATE, renderBodyTemplate } from '../../domain/notifications/render-body-template.ts'
+import type { DestinationRule, ProjectRules, RuleAction } from './notification-rules.ts'
+import type { OutboxMessage } from './outbox-store.ts'
+
+/** What the planner reads of a stored event. */
+export interface NotifyEvent {
+  uuid: string
+  projectId: number
+  event: string
+  distinctId: string
+  timestamp: Date
+  elementsChain: string
+  properties: Record<string, unknown>
+  personId: string | null
+  personProperties: Record<string, unknown>
+}
+
+/** Compiled matchers, kept while an action's steps stay the same. */
+export type MatcherCache = Map<string, ActionMatcher>
+
+/**
+ * The messages a micro-batch's stored events send: one per (event, notifying action) to the
+ * project's incoming webhook, and one per (event, destination whose filters pass). Keys are stable
+ * per event and target, so planning a redelivered batch again adds nothing to the outbox.
+ */
+export function planMessages(events: readonly NotifyEvent[], rules: readonly ProjectRules[], siteUrl: string, cache: MatcherCache): OutboxMessage[] {
+  const byProject = new Map(rules.map((r) => [r.projectId, r]))
+  const out: OutboxMessage[] = []
+  const now = Date.now()
+  for (const e of events) {
+    const r = byProject.get(e.projectId)
+    if (!r || (r.actions.length === 0 && r.destinations.length === 0)) continue
+    const actionEvent = { event: e.event, properties: e.properties, elementsChain: e.elementsChain, personProperties: e.personProperties }
+    const matched = new Set(r.actions.filter((a) => matcherOf(a, cache)(actionEvent, now)).map((a) => a.id))
+    if (r.chatWebhook) {
+      for (const a of r.actions) if (a.notify && matched.has(a.id)) out.push(chatMessage(e, a, r, siteUrl))
+    }
+    for (const d of r.destinations) {
+      if (passes(d, e, matched, actionEvent, cache, now)) out.push(destinationMessage(e, d, r, siteUrl))
+    }
+  }
+  return out
+}
+
+function matcherOf(a: RuleAction, cache: MatcherCache): ActionMatcher {
+  const key = `${a.id}:${JSON.stringify(a.steps)}`
+  let m = cache.get(key)
+  if (!m) {
+    if (cache.size > 10_000) cache.clear()
+    m = compileAction(a.steps)
+    cache.set(key, m)
+  }
+  return m
+}
+
+function passes(d: DestinationRule, e: NotifyEvent, matched: Set<number>, actionEvent: Parameters<ActionMatcher>[0], cache: MatcherCache, now: number): boolean {
+  const events = d.filters.events ?? []
+  const actions = d.filters.actions ?? []
+  if (events.length > 0 || actions.length > 0) {
+    if (!events.includes(e.event) && !actions.some((id) => matched.has(id))) return false
+  }
+  const properties = d.filters.properties ?? []
+  if (properties.length === 0) return true
+  // The action matcher's property semantics (event and person filters), as one step.
+  const key = `destination:${d.id}:${JSON.stringify(properties)}`
+  let m = cache.get(key)
+  if (!m) cache.set(key, (m = compileAction([{ properties }])))
+  return m(actionEvent, now)
+}
+
+function chatMessage(e: NotifyEvent, a: RuleAction, r: ProjectRules, siteUrl: string): OutboxMessage {
+  const body = formatActionMessage({
+    webhookUrl: r.chatWebhook!,
+    messageFormat: a.messageFormat,
+    action: { id: a.id, name: a.name },
+    event: { uuid: e.uuid, event: e.event, distinctId: e.distinctId, timestamp: e.timestamp.toISOString(), properties: e.properties, personProperties: e.personProperties },
+    projectId: e.projectId,
+    siteUrl,
+  })
+  return { projectId: e.projectId, channel: 'chat', idempotencyKey: `chat:${a.id}:${e.uuid}`, url: r.chatWebhook!, headers: {}, body: JSON.stringify(body) }
+}
+
+function destinationMessage(e: NotifyEvent, d: DestinationRule, r: ProjectRules, siteUrl: string): OutboxMessage {
+  const projectUrl = `${siteUrl}/project/${e.projectId}`
+  let body: string
+  try {
+    body = renderBodyTemplate(d.bodyTemplate ?? DEFAULT_BODY_TEMPLATE, {
+      event: {
+        uuid: e.uuid,
+        event: e.event,
+        distinct_id: e.distinctId,
+        timestamp: e.timestamp.toISOString(),
+        properties: e.properties,
+        elements_chain: e.elementsChain,
+        url: `${projectUrl}/events/${encodeURIComponent(e.uuid)}/${encodeURIComponent(e.timestamp.toISOString())}`,
+      },
+      person: { id: e.personId, properties: e.personProperties, url: `${projectUrl}/person/${encodeURIComponent(e.distinctId)}` },
+      project: { id: e.projectId, name: r.projectName, url: projectUrl },
+    })
+  } catch (err) {
+    // Templates are checked when saved; one that still fails on an event's values says so in the body.
+    body = JSON.stringify({ error: (err as Error).message, event: { uuid: e.uuid, event: e.event } })
+  }
+  return { projectId: e.projectId, channel: `destination:${d.id}`, idempotencyKey: `destination:${d.id}:${e.uuid}`, url: d.url, headers: d.headers, body }
+}
