@@ -97,7 +97,7 @@ test('web app: elements, person properties, SDK switches, the HTML snippet and t
   })
 
   await t.test('Settings: the HTML snippet, shown first, works pasted into a plain page', async () => {
-    const snippet = await page.getByLabel('HTML snippet snippet').innerText()
+    const snippet = await page.getByLabel('HTML snippet').innerText()
     assert.match(snippet, /\/static\/array\.js/)
     const site = await servePage(t, `<!doctype html><html><head>${snippet}</head><body>
 <script>posthog.set_config({ opt_out_useragent_filter: true, request_queue_config: { flush_interval_ms: 250 } }); posthog.capture('from the html snippet')</script></body></html>`)

@@ -31,7 +31,7 @@ function htmlSnippet(token: string, host: string): string {
 /** The snippets to paste into each SDK, with this project's key and this server's address. */
 function snippets(token: string, host: string) {
   return {
-    'HTML snippet': htmlSnippet(token, host),
+    HTML: htmlSnippet(token, host),
     'posthog-js (npm)': `import posthog from 'posthog-js'\n\nposthog.init('${token}', { api_host: '${host}' })`,
     'posthog-node': `import { PostHog } from 'posthog-node'\n\nconst client = new PostHog('${token}', { host: '${host}' })\nclient.capture({ distinctId: 'user-1', event: 'signed_up' })\nawait client.shutdown()`,
     'posthog-python': `from posthog import Posthog\n\nposthog = Posthog('${token}', host='${host}')\nposthog.capture('user-1', 'signed_up')`,
@@ -39,7 +39,7 @@ function snippets(token: string, host: string) {
 }
 
 type SdkName = keyof ReturnType<typeof snippets>
-const SDK_NAMES = ['HTML snippet', 'posthog-js (npm)', 'posthog-node', 'posthog-python'] as const satisfies readonly SdkName[]
+const SDK_NAMES = ['HTML', 'posthog-js (npm)', 'posthog-node', 'posthog-python'] as const satisfies readonly SdkName[]
 
 /** PostHog's project settings that posthog-js reads through remote config, with what each does. */
 const SWITCHES = [
@@ -104,7 +104,7 @@ function ProjectSettings() {
   const { project, base, canManage } = useSession()
   const queryClient = useQueryClient()
   const [timezone, setTimezone] = useState(project.timezone)
-  const [sdk, setSdk] = useState<SdkName>('HTML snippet')
+  const [sdk, setSdk] = useState<SdkName>('HTML')
   const saveTimezone = useMutation({
     mutationFn: () => api(`${base}/`, { method: 'PATCH', body: { timezone } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
@@ -133,7 +133,7 @@ function ProjectSettings() {
             <button key={s} type="button" role="tab" aria-selected={sdk === s} onClick={() => setSdk(s)}>{s}</button>
           ))}
         </div>
-        {sdk === 'HTML snippet' && <p className="muted">Paste it into the &lt;head&gt; of every page: posthog-js loads from this server.</p>}
+        {sdk === 'HTML' && <p className="muted">Paste it into the &lt;head&gt; of every page: posthog-js loads from this server.</p>}
         <pre className="code" tabIndex={0} aria-label={`${sdk} snippet`}>{code}</pre>
       </Card>
       <ProductSwitches />
