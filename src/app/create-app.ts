@@ -29,6 +29,8 @@ export interface TallyApp {
   bootstrap: BootstrapResult
   /** The background fill of /decide's person cache (settles at once when disabled). */
   personCacheWarmUp: PersonCacheWarmUp['done']
+  /** Session replay: its services, retention run and queue drain (tests, CLI). */
+  replay: Replay
   /** Whether ingestion is blocked and why (what `/_ready` serves; a plain object). */
   ingestionHealth(): IngestionHealth
   /** Stops HTTP first, then background work, then closes the stores. */
@@ -82,6 +84,7 @@ export async function createApp(
         createDefinitionsStep({
           store: createSqlDefinitionStore(stores.meta),
           groupTypeIndex: async (projectId, name) => (await services.groupTypes.list(projectId)).find((t) => t.groupType === name)?.groupTypeIndex,
+          counters: services.ingestionCounters,
           logger: logger.child({ module: 'ingestion' }),
         }),
       ],
@@ -95,7 +98,7 @@ export async function createApp(
       retryDelayMs: config.ingestion.retryMinMs,
       retryMaxDelayMs: config.ingestion.retryMaxMs,
     })
-    replay = await createReplay(config, { projects: services.projects, logger })
+    replay = await createReplay(config, { meta: stores.meta, projects: services.projects, persons: services.persons, queries: services.queries, logger })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
     const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http, replay })
     ready = true
@@ -115,6 +118,7 @@ export async function createApp(
       bootstrap,
       personCacheWarmUp: warmUp?.done ?? Promise.resolve({ entries: 0, ms: 0 }),
       ingestionHealth,
+      replay,
       close() {
         closing ??= (async () => {
           ready = false

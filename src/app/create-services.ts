@@ -45,14 +45,14 @@ export interface Stores {
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'webhooks' | 'http'>>) {
+export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'capture' | 'webhooks' | 'http'>>) {
   // Embedded, this process makes every settings change; at scale, another node may (remote config rereads).
   const projects = createProjectService(createSqlProjectStore(stores.meta), undefined, { settingsTtlMs: config?.storage.metadataUrl ? 10_000 : Infinity })
   const authStore = createSqlAuthStore(stores.meta)
   const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth } })
   const members = createMemberService({ store: authStore, auth, projects })
   const ingestionCounters = createIngestionCounters()
-  const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
+  const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters, limits: config?.capture })
   const insightStore = createSqlInsightStore(stores.meta)
   const insights = createInsightService(insightStore)
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))

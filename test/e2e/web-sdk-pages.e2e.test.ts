@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { test } from 'node:test'
 import { hasChromium, launchBrowser, servePage } from '../helpers/browser.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
-import { signInWithKey, startWebTally } from '../helpers/web-app.ts'
+import { screenshot, signInWithKey, startWebTally } from '../helpers/web-app.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 
 const skip = hasChromium ? false : 'Chromium not installed (apt-get install chromium)'
-// Screenshots go to a temp dir: tests never rewrite tracked files.
-const SHOTS = mkdtempSync(path.join(os.tmpdir(), 'tally-sdk-pages-'))
 
 /** An autocapture click whose inline style and onclick hold `;` (one element inside a div). */
 const CHAIN = 'button.btn.primary:attr__onclick="track(); go()"attr__style="color: red; margin: 0"nth-child="1"nth-of-type="1"text="Buy; now";div.cart:nth-child="2"nth-of-type="1"'
@@ -54,7 +49,8 @@ test('web app: elements, person properties, SDK switches, the HTML snippet and t
   await waitForEvents(app, 2)
   const browser = await launchBrowser(t)
   const page = await browser.newPage()
-  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
+  // Into the helper's temp folder (SCREENSHOTS_DIR): a test run never rewrites tracked files.
+  const shot = (name: string) => screenshot(page, name)
   await signInWithKey(page, url, app.personalKey)
 
   await t.test('Activity lists an autocapture event\'s elements as PostHog parses the chain', async () => {

@@ -18,6 +18,8 @@ export interface ProjectSettingsInput {
   sessionRecording?: RecordingSettings
   /** PostHog's SDK settings named (project-settings.ts). */
   sdk?: Partial<Record<SdkSettingKey, boolean | null>>
+  /** PostHog's `slack_incoming_webhook`; null clears it. */
+  slackIncomingWebhook?: string | null
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */

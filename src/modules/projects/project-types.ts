@@ -30,6 +30,8 @@ export interface Project {
   timezone: string
   /** Session replay settings (session_recording_opt_in and the rest). */
   sessionRecording: RecordingSettings
+  /** PostHog's `slack_incoming_webhook`: where actions with `post_to_chat` send their messages (null: nowhere). */
+  slackIncomingWebhook: string | null
   createdAt: Date
   updatedAt: Date
   /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */

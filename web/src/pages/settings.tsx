@@ -5,8 +5,9 @@ import { useSession } from '../session.tsx'
 import { Card, CopyButton, ErrorBox, Field, PageHeader } from '../ui.tsx'
 import { PersonalKeys, Members } from './settings-team.tsx'
 import { Ingestion } from './settings-ingestion.tsx'
+import { Notifications } from './settings-notifications.tsx'
 
-const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion']] as const
+const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications']] as const
 type Tab = (typeof TABS)[number][0]
 
 /**
@@ -95,6 +96,7 @@ export default function SettingsPage() {
         {tab === 'keys' && <PersonalKeys />}
         {tab === 'members' && <Members />}
         {tab === 'ingestion' && <Ingestion />}
+        {tab === 'notifications' && <Notifications />}
       </div>
     </>
   )
