@@ -42,7 +42,9 @@ export function createRecordingCaptureService(deps: RecordingCaptureDeps) {
 
   return {
     async capture(req: RecordingCaptureRequest): Promise<{ sessions: number; snapshots: number }> {
-      const decoded = decodeCaptureBody(req.body)
+      // Snapshot text stays as sent (posthog-js's gzip parts hold U+0000); what reaches the
+      // metadata store (distinct id, URL) is cleaned where it is read.
+      const decoded = decodeCaptureBody({ ...req.body, rawStrings: true })
       const extracted = extractEvents({ payload: decoded.payload, form: decoded.form, query: req.body.query, method: req.body.method ?? 'POST' })
       const project = await resolvePublicProject(deps.projects, extracted.token ?? req.bearer)
       const groups = extractSnapshotGroups(extracted.events as (RawEvent & Record<string, unknown>)[])
