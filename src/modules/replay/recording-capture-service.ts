@@ -74,7 +74,7 @@ export function createRecordingCaptureService(deps: RecordingCaptureDeps) {
     const lines: string[] = []
     for (const g of groups) for (const e of g.events) lines.push(JSON.stringify([g.windowId, e]))
     const summary = summariseSnapshots(groups.flatMap((g) => g.events))
-    const data = await gzipAsync(lines.join('\n') + '\n', { level: 3 })
+    const data = await gzipAsync(lines.join('\n') + '\n', { level: 1 })
     const location = await deps.blobs.appendBlock(projectId, groups[0]!.sessionId, data)
     return { ...location, ...summary, distinctId: groups[0]!.distinctId, windowIds: [...new Set(groups.map((g) => g.windowId))] }
   }
