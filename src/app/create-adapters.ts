@@ -15,6 +15,8 @@ import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person
 import { createDuckDbPersonEventStore } from '../storage/duckdb/duckdb-person-event-store.ts'
 import { createDuckDbQueryEngine } from '../storage/duckdb/duckdb-query-engine.ts'
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
+import { openClickHouseStores } from '../storage/clickhouse/open-clickhouse-stores.ts'
+import { createDuckDbEventRetention } from '../storage/duckdb/duckdb-event-retention.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
@@ -73,9 +75,34 @@ export async function createAdapters(
       personOverrides: notOpened('person overrides'),
       personEvents: notOpened('person events'),
       queryEngine: notOpened('query engine'),
+      eventRetention: notOpened('event retention'),
       ping: { metadata: () => meta.query('SELECT 1') },
       memory: async () => ({ ...metaMemory() }),
       close: () => meta.close(),
+    }
+  }
+  if (config.storage.clickhouseUrl) {
+    try {
+      const ch = await openClickHouseStores(config.storage.clickhouseUrl, MIGRATIONS.clickhouse, {
+        dedupWindow: config.storage.dedupWindowEvents,
+        queryConcurrency: config.query?.concurrency ?? 4,
+      })
+      const queue = await openQueue(config, parts.logger)
+      return {
+        meta,
+        queue,
+        ...ch.stores,
+        ping: { metadata: () => meta.query('SELECT 1'), events: ch.ping },
+        memory: async () => ({ ...metaMemory() }),
+        async close() {
+          await queue.close()
+          await ch.close()
+          await meta.close()
+        },
+      }
+    } catch (err) {
+      await meta.close()
+      throw err
     }
   }
   const duck = await openDuckDb(path.join(dir, 'events', 'events.duckdb'), MIGRATIONS.duckdb, {
@@ -83,6 +110,7 @@ export async function createAdapters(
     writeMemoryLimit: config.storage.duckdbWriteMemoryLimit,
     writeThreads: config.storage.duckdbWriteThreads,
     idleTrimMs: config.storage.duckdbIdleTrimSeconds * 1000,
+    queryThreads: config.query?.threads,
   })
   const events = await createDuckDbEventStore(duck, {
     stagingDir: path.join(dir, 'events', 'staging'),
@@ -95,7 +123,8 @@ export async function createAdapters(
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
   const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
-  const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4 })
+  const eventRetention = createDuckDbEventRetention(await duck.connect())
+  const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4, memoryLimit: config.storage.duckdbMemoryLimit })
   const queue = await openQueue(config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
   const pingConnection = await duck.connect({ monitoring: true })
@@ -109,6 +138,7 @@ export async function createAdapters(
     personOverrides,
     personEvents,
     queryEngine,
+    eventRetention,
     ping: {
       metadata: () => meta.query('SELECT 1'),
       events: () => pingConnection.run('SELECT 1'),

@@ -12,6 +12,7 @@ import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
 import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
 import { startOutboxSender } from '../modules/notifications/outbox-sender.ts'
+import { startRetentionJob } from '../modules/retention/retention-job.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -56,7 +57,14 @@ export async function createApp(
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
-    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory())
+    // Events past a project's retention, deleted in the background in bounded steps.
+    const retention = startRetentionJob({
+      projects: () => services.projects.listProjects(),
+      store: stores.eventRetention,
+      logger: logger.child({ module: 'retention' }),
+      checkMs: config.retention.checkMs,
+    })
+    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory(), { retention: retention.stats })
     // Data that leaves: messages are planned after the store, sent beside ingestion (never inside it).
     const { notifications } = services
     const outboxSender = startOutboxSender({
@@ -84,6 +92,7 @@ export async function createApp(
         createDefinitionsStep({
           store: createSqlDefinitionStore(stores.meta),
           groupTypeIndex: async (projectId, name) => (await services.groupTypes.list(projectId)).find((t) => t.groupType === name)?.groupTypeIndex,
+          counters: services.ingestionCounters,
           logger: logger.child({ module: 'ingestion' }),
         }),
       ],
@@ -127,6 +136,7 @@ export async function createApp(
           await stores.queue.drain(5000)
           await replay?.close()
           await outboxSender.stop()
+          await retention.stop()
           await stores.close()
         })()
         return closing

@@ -25,6 +25,7 @@ import { createInsightResults } from '../modules/insights/insight-results.ts'
 import { createPersonServices } from './create-person-services.ts'
 import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
+import type { EventRetentionStore } from '../modules/retention/event-retention-store.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
 import { createNotificationServices } from './create-notification-services.ts'
@@ -42,16 +43,19 @@ export interface Stores {
   personEvents: PersonEventStore
   /** The query API's plans, run on the event store's own query connections. */
   queryEngine: QueryEngine
+  /** Deletes events past a project's retention. */
+  eventRetention: EventRetentionStore
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'webhooks' | 'http'>>) {
-  const projects = createProjectService(createSqlProjectStore(stores.meta))
+export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'capture' | 'webhooks' | 'http'>>) {
+  // Embedded, this process makes every settings change; at scale, another node may (remote config rereads).
+  const projects = createProjectService(createSqlProjectStore(stores.meta), undefined, { settingsTtlMs: config?.storage.metadataUrl ? 10_000 : Infinity })
   const authStore = createSqlAuthStore(stores.meta)
   const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth } })
   const members = createMemberService({ store: authStore, auth, projects })
   const ingestionCounters = createIngestionCounters()
-  const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters })
+  const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters, limits: config?.capture })
   const insightStore = createSqlInsightStore(stores.meta)
   const insights = createInsightService(insightStore)
   const dashboards = createDashboardService(createSqlDashboardStore(stores.meta))

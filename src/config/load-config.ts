@@ -10,6 +10,12 @@ export interface Config {
   readonly storage: {
     readonly dataDir: string
     readonly metadataUrl: string | null
+    /**
+     * `TALLY_CLICKHOUSE_URL` (`http://user:password@host:8123/database`): events, dead letters, person
+     * overrides and event queries on that ClickHouse server (the database is created when missing)
+     * instead of embedded DuckDB. Metadata stays where `metadataUrl` puts it.
+     */
+    readonly clickhouseUrl: string | null
     readonly queueSegmentBytes: number
     /** Unprocessed bytes the event queue may hold; past it capture answers 503 with Retry-After. */
     readonly queueMaxBacklogBytes: number
@@ -53,8 +59,26 @@ export interface Config {
    * `warmPersonCache`: fill it with the most recent persons in the background at start-up.
    */
   readonly flags: { readonly personCacheEntries: number; readonly warmPersonCache: boolean }
-  /** Query API guards: queries computing at once (429 past it), time limit per statement, rows per statement. */
-  readonly query: { readonly concurrency: number; readonly timeoutMs: number; readonly maxRows: number }
+  /**
+   * Work one capture request may ask for: events per request, property keys (with `$set`/`$set_once`)
+   * and elements per event; past one, the request is a 413 naming it (domain/events/capture-limits.ts).
+   */
+  readonly capture: { readonly maxEvents: number; readonly maxKeysPerEvent: number; readonly maxElementsPerEvent: number }
+  /**
+   * Query API guards: queries computing at once in the process, per project and per user (429 past
+   * them), queries a user may start per minute on the query API (0: no limit), time limit per
+   * statement, rows per statement; `threads`: DuckDB scheduler threads that alone compute queries,
+   * the cores all queries together may take.
+   */
+  readonly query: {
+    readonly concurrency: number
+    readonly perProject: number
+    readonly perUser: number
+    readonly ratePerUser: number
+    readonly timeoutMs: number
+    readonly maxRows: number
+    readonly threads: number
+  }
   /**
    * Sign-in: failed attempts allowed per client address and per e-mail within the window before 429;
    * how long an unused session lives (each use pushes its end back).
@@ -71,6 +95,8 @@ export interface Config {
    * links in messages; `allow` the IPs/CIDRs that may be reached although internal; the rest bound the
    * outbox sender (tries, pauses, per-channel concurrency and rate, pending messages kept per channel).
    */
+  /** `checkMs`: how often the retention job looks at the projects' `event_retention_days`. */
+  readonly retention: { readonly checkMs: number }
   readonly webhooks: {
     readonly siteUrl: string | null
     readonly allow: readonly string[]
@@ -183,6 +209,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     storage: {
       dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),
       metadataUrl: env.TALLY_DATABASE_URL || null,
+      clickhouseUrl: env.TALLY_CLICKHOUSE_URL || null,
       // The event queue starts a new segment file past this size (fully acknowledged ones are deleted).
       queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
       // Accepted but not yet processed: past it capture answers 503 + Retry-After (the SDKs retry).
@@ -218,10 +245,19 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       retryMaxMs: int('TALLY_INGEST_RETRY_MAX_MS', env.TALLY_INGEST_RETRY_MAX_MS, 30_000, 1, 3_600_000),
       isolateAfterAttempts: int('TALLY_INGEST_ISOLATE_AFTER', env.TALLY_INGEST_ISOLATE_AFTER, 3, 1, 1000),
     },
+    capture: {
+      maxEvents: int('TALLY_CAPTURE_MAX_EVENTS', env.TALLY_CAPTURE_MAX_EVENTS, 2_000, 1, 1_000_000),
+      maxKeysPerEvent: int('TALLY_CAPTURE_MAX_EVENT_KEYS', env.TALLY_CAPTURE_MAX_EVENT_KEYS, 1_000, 1, 1_000_000),
+      maxElementsPerEvent: int('TALLY_CAPTURE_MAX_EVENT_ELEMENTS', env.TALLY_CAPTURE_MAX_EVENT_ELEMENTS, 500, 1, 1_000_000),
+    },
     query: {
       concurrency: int('TALLY_QUERY_CONCURRENCY', env.TALLY_QUERY_CONCURRENCY, 4, 1, 256),
+      perProject: int('TALLY_QUERY_CONCURRENCY_PER_PROJECT', env.TALLY_QUERY_CONCURRENCY_PER_PROJECT, 3, 1, 256),
+      perUser: int('TALLY_QUERY_CONCURRENCY_PER_USER', env.TALLY_QUERY_CONCURRENCY_PER_USER, 2, 1, 256),
+      ratePerUser: int('TALLY_QUERY_RATE_PER_USER', env.TALLY_QUERY_RATE_PER_USER, 240, 0, 1_000_000),
       timeoutMs: int('TALLY_QUERY_TIMEOUT_MS', env.TALLY_QUERY_TIMEOUT_MS, 30_000, 1, 3_600_000),
       maxRows: int('TALLY_QUERY_MAX_ROWS', env.TALLY_QUERY_MAX_ROWS, 500_000, 1),
+      threads: int('TALLY_QUERY_THREADS', env.TALLY_QUERY_THREADS, Math.max(1, availableParallelism() - 1), 1, 256),
     },
     flags: {
       personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),
@@ -241,6 +277,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
+    },
+    retention: {
+      checkMs: int('TALLY_RETENTION_CHECK_MS', env.TALLY_RETENTION_CHECK_MS, 60_000, 100, 3_600_000),
     },
     webhooks: {
       siteUrl: env.TALLY_SITE_URL ? env.TALLY_SITE_URL.replace(/\/+$/, '') : null,
@@ -290,6 +329,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   for (const [name, size] of [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit], ['TALLY_DUCKDB_WRITE_MEMORY_LIMIT', config.storage.duckdbWriteMemoryLimit]]) {
     if (!/^[1-9]\d*(kB|MB|GB)$/.test(size!)) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
   }
+  if (config.storage.clickhouseUrl && !validClickHouseUrl(config.storage.clickhouseUrl)) {
+    problems.push('TALLY_CLICKHOUSE_URL must be an http:// or https:// URL naming at most one database, e.g. http://default:@127.0.0.1:8123/tally')
+  }
   if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {
     problems.push('TALLY_DATABASE_URL must be a postgres:// URL')
   }
@@ -324,4 +366,14 @@ function deepFreeze<T>(o: T): T {
     Object.freeze(o)
   }
   return o
+}
+
+/** An http(s) URL whose path is empty or one database name. */
+function validClickHouseUrl(url: string): boolean {
+  try {
+    const u = new URL(url)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && /^\/?[^/]*\/?$/.test(u.pathname)
+  } catch {
+    return false
+  }
 }

@@ -51,6 +51,8 @@ import { surveyRoutes } from '../modules/surveys/survey-routes.ts'
 import { deadLetterRoutes } from '../modules/dead-letters/dead-letter-routes.ts'
 import { destinationRoutes } from '../modules/notifications/destination-routes.ts'
 import type { DestinationService } from '../modules/notifications/destination-service.ts'
+import { chatWebhookRoutes } from '../modules/notifications/chat-webhook-routes.ts'
+import type { WebhookClient } from '../modules/notifications/webhook-client.ts'
 import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-routes.ts'
 import { apiSchemaRoutes, collectApiRoutes } from './api-schema.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
@@ -80,7 +82,7 @@ export interface ServerServices {
   flagDefinitions: DefinitionsCache
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
-  notifications: { destinations: DestinationService }
+  notifications: { destinations: DestinationService; webhookClient: WebhookClient }
 }
 
 export interface ServerOptions {
@@ -179,6 +181,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(definitionRoutes, { definitions: services.definitions })
     await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
     await privateScope.register(destinationRoutes, { destinations: services.notifications.destinations })
+    await privateScope.register(chatWebhookRoutes, { client: services.notifications.webhookClient })
     const { decide, projects, flagDefinitions: definitions } = services
     await privateScope.register(localEvaluationRoutes, { decide, projects, definitions })
     if (opts.replay) await privateScope.register(opts.replay.privateRoutes)

@@ -90,6 +90,20 @@ export function readString(
   return s
 }
 
+/** DRF URLField limited to http(s) (an outgoing webhook's address); blank or null is null when `allowNull`. */
+export function readHttpUrl(v: unknown, attr: string, opts: { allowNull?: boolean } = {}): string | null {
+  const text = readString(v, attr, { allowNull: opts.allowNull, allowBlank: opts.allowNull, maxLength: 2000 })
+  if (text === null || text === '') return null
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw validationError(attr, 'Enter a valid URL.', 'invalid')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationError(attr, 'The URL must start with http:// or https://.', 'invalid')
+  return url.toString()
+}
+
 const TRUE_VALUES = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true])
 const FALSE_VALUES = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false])
 

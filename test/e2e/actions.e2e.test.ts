@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
@@ -201,8 +202,8 @@ test('actions: people without an action named is a 400 on actions (the people th
   assert.deepEqual([res.json().type, res.json().code, res.json().attr], ['validation_error', 'required', 'actions'])
 })
 
-test('actions: count is the events of the last three months that match a step, counted in the event store', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('actions: count is the events of the last three months that match a step, counted in the event store', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const api = privateApi(app)
   const day = 24 * 3600 * 1000
   const ago = (days: number) => new Date(Date.now() - days * day).toISOString()

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { readAllEvents } from '../helpers/capture-helpers.ts'
@@ -17,9 +18,9 @@ function poisonableStore() {
   return { state, wrap: store.wrap }
 }
 
-test('dead letters: a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once', async (t) => {
+testOnEachEngine('dead letters: a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once', async (t, engine) => {
   const { state, wrap } = poisonableStore()
-  const app = await buildTestApp(t, { wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10' } })
+  const app = await buildTestApp(t, { engine, wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10' } })
   const api = privateApi(app)
   const uuids = Array.from({ length: 20 }, () => randomUUID())
   const batch = uuids.map((uuid, i) => ({ uuid, event: 'e', distinct_id: `u${i}`, properties: { n: i, ...(i % 7 === 3 ? { poison: true } : {}) } }))
@@ -54,9 +55,9 @@ test('dead letters: a step that fails on purpose leaves every accepted event sto
   assert.equal((await api.post('/dead_letters/replay/', { ids: ['x'] })).json().attr, 'ids__0')
 })
 
-test('dead letters: tally dlq list and replay work on a stopped server\'s data dir', async (t) => {
+testOnEachEngine('dead letters: tally dlq list and replay work on a stopped server\'s data dir', async (t, engine) => {
   const { wrap } = poisonableStore()
-  const app = await buildTestApp(t, { wrapEventStore: wrap })
+  const app = await buildTestApp(t, { engine, wrapEventStore: wrap })
   const uuid = randomUUID()
   const payload = { api_key: app.projectKey, event: 'e', distinct_id: 'u', uuid, properties: { poison: true } }
   assert.equal((await app.http.inject({ method: 'POST', url: '/e/', payload })).statusCode, 200)
@@ -64,7 +65,7 @@ test('dead letters: tally dlq list and replay work on a stopped server\'s data d
   await app.close()
 
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'dlq', ...args, '--data-dir', app.dataDir], { encoding: 'utf8', env: { ...process.env, TALLY_LOG_LEVEL: 'silent' } })
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'dlq', ...args, '--data-dir', app.dataDir], { encoding: 'utf8', env: { ...process.env, TALLY_LOG_LEVEL: 'silent', ...(app.config.storage.clickhouseUrl ? { TALLY_CLICKHOUSE_URL: app.config.storage.clickhouseUrl } : {}) } })
   const list = cli('list', '--pending')
   assert.equal(list.status, 0, list.stderr)
   assert.match(list.stdout, new RegExp(`^1\\t.*\\tproject ${app.projectId}\\t${uuid}\\tstore_events: .*\\tpending$`, 'm'))

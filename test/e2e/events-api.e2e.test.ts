@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents, type EventJson } from '../helpers/capture-helpers.ts'
+import { queryOk } from '../helpers/query-data.ts'
 
 async function capture(app: TestApp, batch: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch, ...extra } })
@@ -14,8 +16,8 @@ async function list(app: TestApp, query: string): Promise<{ next: string | null;
   return res.json()
 }
 
-test('stored events keep uuid, name, distinct_id, all properties, elements chain and a clock-skew corrected timestamp', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('stored events keep uuid, name, distinct_id, all properties, elements chain and a clock-skew corrected timestamp', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const uuid = crypto.randomUUID()
   const sentAt = new Date(Date.now() + 60 * 60 * 1000) // the client's clock runs an hour ahead
   const clientTs = new Date(sentAt.getTime() - 10_000) // captured 10 s before sending
@@ -50,15 +52,15 @@ test('stored events keep uuid, name, distinct_id, all properties, elements chain
   assert.match(e!.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/)
 })
 
-test('an invalid client uuid is replaced by a server UUIDv7', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('an invalid client uuid is replaced by a server UUIDv7', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await capture(app, [{ uuid: 'not-a-uuid', event: 'x', distinct_id: 'u' }])
   const [e] = await waitForEvents(app, 1)
   assert.match(e!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
 })
 
-test('a timestamp more than 23 hours ahead is clamped to the receive time', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a timestamp more than 23 hours ahead is clamped to the receive time', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const start = Date.now()
   await capture(app, [{ event: 'future', distinct_id: 'u', timestamp: new Date(start + 48 * 3600_000).toISOString() }])
   const [e] = await waitForEvents(app, 1)
@@ -66,8 +68,8 @@ test('a timestamp more than 23 hours ahead is clamped to the receive time', asyn
   assert.ok(ts >= start - 1000 && ts <= Date.now() + 1000)
 })
 
-test('the list is newest first and filters by event, distinct_id, after, before and properties', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('the list is newest first and filters by event, distinct_id, after, before and properties', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const base = Date.parse('2024-03-01T00:00:00Z')
   const at = (m: number) => new Date(base + m * 60_000).toISOString()
   await capture(app, [
@@ -90,8 +92,8 @@ test('the list is newest first and filters by event, distinct_id, after, before 
   assert.deepEqual(names(await list(app, props([{ key: 'n', operator: 'is_not_set' }]))), ['click:a'])
 })
 
-test('cursor pagination through next visits every event once, even when timestamps tie', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('cursor pagination through next visits every event once, even when timestamps tie', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const ts = new Date().toISOString()
   await capture(app, Array.from({ length: 25 }, (_, i) => ({ event: 'p', distinct_id: `d${i}`, timestamp: ts })))
   await waitForEvents(app, 25)
@@ -108,8 +110,8 @@ test('cursor pagination through next visits every event once, even when timestam
   assert.equal(new Set(seen).size, 25)
 })
 
-test('limit/offset pagination returns next with the following offset', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('limit/offset pagination returns next with the following offset', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await capture(app, Array.from({ length: 5 }, (_, i) => ({ event: 'o', distinct_id: `d${i}` })))
   await waitForEvents(app, 5)
   const first = await list(app, 'limit=2&offset=0')
@@ -121,8 +123,8 @@ test('limit/offset pagination returns next with the following offset', async (t)
   assert.equal((await readAllEvents(app)).length, 5)
 })
 
-test('one event is read by uuid; an unknown uuid is 404', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('one event is read by uuid; an unknown uuid is 404', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const uuid = crypto.randomUUID()
   await capture(app, [{ uuid, event: 'one', distinct_id: 'u', properties: { k: 'v' } }])
   await waitForEvents(app, 1)
@@ -135,8 +137,8 @@ test('one event is read by uuid; an unknown uuid is 404', async (t) => {
   assert.equal(missing.json().code, 'not_found')
 })
 
-test('the events API needs a personal API key and rejects bad filters with 400', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('the events API needs a personal API key and rejects bad filters with 400', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const anon = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/` })
   assert.equal(anon.statusCode, 401)
   const badProps = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?properties=nope`, headers: app.auth })
@@ -145,4 +147,41 @@ test('the events API needs a personal API key and rejects bad filters with 400',
   const badDate = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?after=yesterdayish`, headers: app.auth })
   assert.equal(badDate.statusCode, 400)
   assert.equal(badDate.json().attr, 'after')
+})
+
+testOnEachEngine('icontains is a literal substring in the events API, as in the query engine: % and _ are plain characters', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
+  const values = ['100%', '1000', 'a_b', 'axb', 'A_B!']
+  await capture(app, values.map((v, i) => ({ event: 'e', distinct_id: `d${i}`, properties: { v } })))
+  await waitForEvents(app, values.length)
+  const props = (p: unknown) => `properties=${encodeURIComponent(JSON.stringify(p))}`
+  const viaApi = async (needle: string) => (await list(app, props([{ key: 'v', value: needle, operator: 'icontains' }]))).results.map((e) => e.properties.v).sort()
+  const viaQuery = async (needle: string) => {
+    const res = await queryOk(app, { kind: 'EventsQuery', select: ['properties.v'], properties: [{ key: 'v', value: needle, operator: 'icontains', type: 'event' }] })
+    return res.results.map((r: unknown[]) => r[0]).sort()
+  }
+  for (const [needle, want] of [['0%', ['100%']], ['a_b', ['A_B!', 'a_b']], ['%', ['100%']], ['_', ['A_B!', 'a_b']]] as const) {
+    assert.deepEqual(await viaApi(needle), [...want], `events API, icontains ${needle}`)
+    assert.deepEqual(await viaQuery(needle), [...want], `query engine, icontains ${needle}`)
+  }
+})
+
+test('the events API runs every operator of the event SQL layer and checks its value shape', async (t) => {
+  const app = await buildTestApp(t)
+  await capture(app, [
+    { event: 'e', distinct_id: 'a', properties: { v: '1.2.3', n: 5, s: 'Alpha' } },
+    { event: 'e', distinct_id: 'b', properties: { v: '2.0.0', n: 15, s: 'beta' } },
+  ])
+  await waitForEvents(app, 2)
+  const props = (p: unknown) => `properties=${encodeURIComponent(JSON.stringify(p))}`
+  const ids = async (f: Record<string, unknown>) => (await list(app, props([f]))).results.map((e) => e.distinct_id).sort()
+  assert.deepEqual(await ids({ key: 'v', operator: 'semver_gte', value: '2.0.0' }), ['b'])
+  assert.deepEqual(await ids({ key: 'n', operator: 'between', value: [1, 10] }), ['a'])
+  assert.deepEqual(await ids({ key: 's', operator: 'starts_with', value: 'al' }), ['a'])
+  assert.deepEqual(await ids({ key: 's', operator: 'icontains_multi', value: ['zz', 'ET'] }), ['b'])
+  const bad = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?${props([{ key: 'n', operator: 'between', value: [10, 1] }])}`, headers: app.auth })
+  assert.equal(bad.statusCode, 400)
+  assert.equal(bad.json().attr, 'properties')
+  const cohort = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?${props([{ key: 'id', operator: 'in', value: 1 }])}`, headers: app.auth })
+  assert.equal(cohort.statusCode, 400)
 })

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents } from '../helpers/capture-helpers.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
@@ -95,8 +96,8 @@ test('persons list: the identify merge is one person with both distinct ids, Pos
   assert.deepEqual(ids(await props([{ key: 'email', value: '(?i)^TWO@', operator: 'not_regex' }])), ['a1,u1'])
 })
 
-test('persons: retrieve by uuid or numeric id; the events API shows each event person, anonymous events under the identified person', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('persons: retrieve by uuid or numeric id; the events API shows each event person, anonymous events under the identified person', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await seedTwoPersons(app)
   const u1 = (await list(app, { distinct_id: 'u1' })).results[0]!
   const api = privateApi(app)
@@ -229,8 +230,8 @@ test('persons: validation errors name the field; POST is refused; another projec
   assert.equal((await api.get(`/persons/${v1.uuid}/`)).statusCode, 200, 'still there')
 })
 
-test('persons: DELETE removes the person (decide forgets it); ?delete_events=true removes every event that resolves to it', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('persons: DELETE removes the person (decide forgets it); ?delete_events=true removes every event that resolves to it', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const flag = await privateApi(app).post('/feature_flags/', {
     key: 'pro', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }] },
   })

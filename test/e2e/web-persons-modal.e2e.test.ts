@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs'
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { test } from 'node:test'
@@ -106,8 +107,9 @@ async function listed(dialog: Locator): Promise<string[][]> {
   return table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.querySelector('a')?.textContent ?? '', r.querySelector('.muted')?.textContent ?? '', r.querySelector('td.num')?.textContent ?? '']))
 }
 
-/** The viewport into docs/screenshots/<name>.png: a modal's backdrop covers the viewport, not the whole page. */
+/** The viewport into SCREENSHOTS/<name>.png: a modal's backdrop covers the viewport, not the whole page. */
 async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) })
 }
 

@@ -11,6 +11,7 @@ import { MIGRATIONS } from '../../src/app/create-adapters.ts'
 import { loadConfig, type Config } from '../../src/config/load-config.ts'
 import { generateToken } from '../../src/shared/ids.ts'
 import { initPgliteDataDir } from '../../src/storage/pglite/init-pglite-data-dir.ts'
+import { engineEnv, type Engine } from './engines.ts'
 
 export interface TestApp extends TallyApp {
   dataDir: string
@@ -64,10 +65,10 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}) {
 /** A whole Tally on a fresh embedded data dir, closed (and its dir removed) when the test ends. */
 export async function buildTestApp(
   t: TestContext,
-  opts: { env?: Record<string, string>; dataDir?: string; logger?: Logger; wrapEventStore?: (s: EventStore) => EventStore } = {},
+  opts: { env?: Record<string, string>; dataDir?: string; logger?: Logger; wrapEventStore?: (s: EventStore) => EventStore; engine?: Engine } = {},
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'tally-test-')))
-  const env = testEnv(dataDir, opts.env)
+  const env = testEnv(dataDir, { ...(await engineEnv(opts.engine)), ...opts.env })
   const config = loadConfig({}, env)
   const logger = opts.logger ?? pino({ level: env.TALLY_LOG_LEVEL })
   const metaDir = path.join(dataDir, 'metadata')

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
 import type { Page } from 'playwright-core'
@@ -11,7 +12,11 @@ import { privateApi } from './private-api.ts'
 import { waitForEvents } from './capture-helpers.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
-export const SCREENSHOTS = path.join(ROOT, 'docs/screenshots')
+/**
+ * Where the browser tests put their screenshots: a temp folder, so a test run never rewrites the tracked
+ * ones in docs/screenshots; `SCREENSHOTS_DIR=docs/screenshots` refreshes those on purpose.
+ */
+export const SCREENSHOTS = path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(os.tmpdir(), 'tally-screenshots'))
 
 /** Builds the web app into dist/web when it is missing or older than web/; throws (fails the test) when that fails. */
 export function ensureWebAppBuilt(): void {
@@ -119,7 +124,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`)
 }
 
-/** A full-page screenshot into docs/screenshots/<name>.png. */
+/** A full-page screenshot into SCREENSHOTS/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })

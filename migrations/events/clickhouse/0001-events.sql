@@ -4,8 +4,9 @@
 -- key; `timestamp_ms` is the exact instant (milliseconds since 1970, any year), read by every query.
 -- Duplicate uuids are kept out on insert (the event store confirms repeats against this table); the
 -- ReplacingMergeTree collapses, in its merges, rows whose whole sort key repeats (a batch stored twice).
--- `prop_keys`/`prop_values`: the top-level properties (values as json_extract_string's text), filled
--- by the event store, for exact top-level property reads (visitParamExtract* match a key at any depth).
+-- `prop_keys`/`prop_values`: the top-level properties (values as json_extract_string's text; keys
+-- holding JSON null in `prop_null_keys`), filled by the event store, for exact top-level property
+-- reads (visitParamExtract* match a key at any depth); `person_prop_*` the same of person_properties.
 -- mat_*: the hot properties' text, mat_nonstring bit i set when key i is not a JSON string (as DuckDB).
 CREATE TABLE IF NOT EXISTS events (
   uuid              UUID,
@@ -27,6 +28,10 @@ CREATE TABLE IF NOT EXISTS events (
   group_4           Nullable(String),
   prop_keys         Array(String),
   prop_values       Array(String),
+  prop_null_keys    Array(String),
+  person_prop_keys  Array(String),
+  person_prop_values Array(String),
+  person_prop_null_keys Array(String),
   mat_current_url   Nullable(String),
   mat_pathname      Nullable(String),
   mat_host          Nullable(String),

@@ -1,5 +1,3 @@
-import { format } from 'node:util'
-
 /**
  * An action's chat message, formatted as PostHog's ingestion formats `post_to_slack` messages
  * (plugin-server `action-webhook-formatter.ts`): tokens in square brackets (`[action.name]`,
@@ -53,11 +51,20 @@ function formatted(input: ActionMessageInput, slack: boolean): [string, string] 
   const template = input.messageFormat || DEFAULT_ACTION_MESSAGE_FORMAT
   const links = linksOf(input)
   try {
-    const tokens = [...template.matchAll(TOKEN)].map((m) => m[1]!)
-    // util.format's `%s` placeholders, as PostHog's formatter: a literal `%s` in the text is also consumed.
-    const tokenized = template.replace(TOKEN, '%s').replace(/\\(\[|\])/g, '$1')
-    const values = tokens.map((t) => tokenValue(t.split('.'), input, links, slack))
-    return [format(tokenized, ...values.map((v) => v[0])), format(tokenized, ...values.map((v) => v[1]))]
+    // Each token's value in place; escaped brackets in the text between become plain ones. (PostHog
+    // goes through util.format's `%s`, which also rewrites a `%s` or `%d` the user typed; here such text stays.)
+    let text = ''
+    let markdown = ''
+    let at = 0
+    for (const m of template.matchAll(TOKEN)) {
+      const literal = unescapeBrackets(template.slice(at, m.index))
+      const [t, md] = tokenValue(m[1]!.split('.'), input, links, slack)
+      text += literal + t
+      markdown += literal + md
+      at = m.index + m[0].length
+    }
+    const rest = unescapeBrackets(template.slice(at))
+    return [text + rest, markdown + rest]
   } catch {
     const [name, nameMarkdown] = link(input.action.name, links.action, slack)
     return [
@@ -66,6 +73,8 @@ function formatted(input: ActionMessageInput, slack: boolean): [string, string] 
     ]
   }
 }
+
+const unescapeBrackets = (text: string) => text.replace(/\\(\[|\])/g, '$1')
 
 interface Links {
   person: string

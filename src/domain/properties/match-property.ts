@@ -1,5 +1,6 @@
 import type { PropertyBag, PropertyFilter } from './property-filter.ts'
 import { parseFilterDate, parsePropertyDate, parseRustFloat, resolveFilterDate } from './property-date.ts'
+import { assertNever, isPropertyOperator } from './property-operators.ts'
 import { asciiLowercase, isTruthy, isTruthyOrFalsy, toPropertyString } from './property-string.ts'
 import { caretRange, compareSemver, isInSemverRange, parseSemver, tildeRange, wildcardRange } from './semver.ts'
 import type { SemverRange } from './semver.ts'
@@ -42,8 +43,12 @@ export function matchProperty(filter: PropertyFilter, props: PropertyBag, now: n
 }
 
 function compileValueMatcher(operator: string, value: unknown): ValueMatcher {
-  if (value === null || value === undefined) return never
+  if (value === null || value === undefined || !isPropertyOperator(operator)) return never
   switch (operator) {
+    case 'is_set':
+      return { match: () => true, onMissing: false }
+    case 'is_not_set':
+      return { match: () => false, onMissing: true }
     case 'exact':
       return { match: compileExact(value), onMissing: false }
     case 'is_not': {
@@ -82,8 +87,23 @@ function compileValueMatcher(operator: string, value: unknown): ValueMatcher {
     case 'is_date_after':
     case 'is_date_exact':
       return compileDate(operator, value)
+    case 'semver_eq':
+    case 'semver_neq':
+    case 'semver_gt':
+    case 'semver_gte':
+    case 'semver_lt':
+    case 'semver_lte':
+    case 'semver_tilde':
+    case 'semver_caret':
+    case 'semver_wildcard':
+      return compileSemver(operator, value)
+    case 'in':
+    case 'not_in':
+    case 'flag_evaluates_to':
+      // Cohorts and flags are resolved by the caller (cohort matcher, flag engine), never here.
+      return never
     default:
-      return operator.startsWith('semver_') ? compileSemver(operator, value) : never
+      return assertNever(operator)
   }
 }
 

@@ -1,43 +1,9 @@
 /** A bag of properties (person, group or event), as JSON values keyed by property name. */
 export type PropertyBag = Readonly<Record<string, unknown>>
 
-/** Operators PostHog accepts on a property filter (`exact` when absent). */
-export type PropertyOperator =
-  | 'exact'
-  | 'is_not'
-  | 'is_set'
-  | 'is_not_set'
-  | 'icontains'
-  | 'not_icontains'
-  | 'icontains_multi'
-  | 'not_icontains_multi'
-  | 'starts_with'
-  | 'not_starts_with'
-  | 'ends_with'
-  | 'not_ends_with'
-  | 'regex'
-  | 'not_regex'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'between'
-  | 'not_between'
-  | 'is_date_before'
-  | 'is_date_after'
-  | 'is_date_exact'
-  | 'semver_eq'
-  | 'semver_neq'
-  | 'semver_gt'
-  | 'semver_gte'
-  | 'semver_lt'
-  | 'semver_lte'
-  | 'semver_tilde'
-  | 'semver_caret'
-  | 'semver_wildcard'
-  | 'in'
-  | 'not_in'
-  | 'flag_evaluates_to'
+import type { PropertyOperator } from './property-operators.ts'
+
+export type { PropertyOperator } from './property-operators.ts'
 
 /**
  * One property filter as PostHog stores it in flag `filters`, cohort definitions and action

@@ -1,6 +1,6 @@
 import { validationError } from '../../shared/errors.ts'
 import { isPropertyGroup, type PropertyFilter, type PropertyGroup } from '../properties/property-filter.ts'
-import { SQL_OPERATORS } from './sql-operators.ts'
+import { EVENT_SQL_OPERATORS } from '../properties/property-operators.ts'
 import { filterLeaves, readArray, readNode, readText, type Node } from './query-fields.ts'
 import type { Expr } from './query-plan.ts'
 import { behavioralExpr, type BehavioralInputs } from './behavioral-expr.ts'
@@ -73,7 +73,7 @@ function filterExpr(node: Node, attr: string, cohorts: ReadonlyMap<number, Query
   }
   const key = readText(node.key, `${attr}.key`)!
   const operator = node.operator ?? 'exact'
-  if (typeof operator !== 'string' || !(SQL_OPERATORS as readonly string[]).includes(operator)) {
+  if (typeof operator !== 'string' || !(EVENT_SQL_OPERATORS as readonly string[]).includes(operator)) {
     throw validationError(`${attr}.operator`, `"${String(operator)}" is not a supported operator.`, 'invalid_choice')
   }
   const filter: PropertyFilter = { key, type, operator, value: node.value }

@@ -1,9 +1,14 @@
-/** A filter on one event property (PostHog's property filter with `type: "event"`). */
+import type { PropertyOperator } from '../../domain/properties/property-operators.ts'
+
+/**
+ * A filter on one event property (PostHog's property filter with `type: "event"`), checked by the
+ * route: an operator event SQL runs, a value of its shape. Stores run it with the event-SQL layer's
+ * operator semantics (the query engine's).
+ */
 export interface EventPropertyFilter {
   key: string
   value?: unknown
-  /** exact (default), is_not, icontains, not_icontains, regex, not_regex, gt, gte, lt, lte, is_set, is_not_set */
-  operator: string
+  operator: PropertyOperator
 }
 
 export interface EventListQuery {

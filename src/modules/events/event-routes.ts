@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { cleanText, parseDate } from '../../domain/events/index.ts'
-import { compileRegex } from '../../domain/properties/compile-regex.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 import { toEventJson } from './event-json.ts'
-import type { EventListQuery, EventPropertyFilter, EventReadStore } from './event-read-store.ts'
+import type { EventListQuery, EventReadStore } from './event-read-store.ts'
+import { readPropertyFilters } from './event-property-filters.ts'
 import type { PersonStore } from '../persons/person-store.ts'
 
 /** How the events API finds the persons of a page: one look-up for all its distinct ids. */
@@ -13,8 +13,6 @@ const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
 /** DuckDB takes a BIGINT offset; anything past this many events is simply an empty page. */
 const MAX_OFFSET = 1_000_000_000_000
-const MAX_FILTERS = 100
-const OPERATORS = new Set(['exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte', 'is_set', 'is_not_set'])
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 
 /**
@@ -107,78 +105,6 @@ function readBound(v: string, name: string): string {
   }
   const micros = SUB_MS.exec(v)?.[1]?.padEnd(3, '0') ?? '000'
   return `${new Date(ms).toISOString().slice(0, 23)}${micros}Z`
-}
-
-type Scalar = string | number | boolean
-
-/**
- * `properties` is a JSON list of `{key, value, operator, type}`; only event properties can match here.
- * Each filter is checked before it reaches the store: a string key, a known operator, a value of the
- * operator's kind (a non-empty list or a scalar for exact/is_not, a scalar for icontains, a valid RE2
- * pattern for regex, a number for gt/gte/lt/lte). Anything else is a 400 on `properties`.
- */
-function readPropertyFilters(raw: string | undefined): EventPropertyFilter[] {
-  if (raw === undefined || raw === '') return []
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(raw)
-  } catch {
-    throw validationError('properties', 'Properties are unparsable!')
-  }
-  if (!Array.isArray(parsed)) throw validationError('properties', 'properties must be a JSON list of property filters.')
-  if (parsed.length > MAX_FILTERS) throw validationError('properties', `at most ${MAX_FILTERS} property filters are allowed.`)
-  return parsed.map((f: unknown, i: number) => {
-    const bad = (why: string): never => {
-      throw validationError('properties', `property filter ${i}: ${why}`)
-    }
-    const filter = f as Record<string, unknown>
-    if (typeof filter !== 'object' || filter === null || Array.isArray(filter) || typeof filter.key !== 'string') {
-      return bad('needs a string key.')
-    }
-    if (filter.type !== undefined && filter.type !== 'event') {
-      return bad(`filters of type "${shown(filter.type)}" are not supported on events yet.`)
-    }
-    const operator = filter.operator === undefined || filter.operator === null ? 'exact' : filter.operator
-    if (typeof operator !== 'string' || !OPERATORS.has(operator)) return bad(`unsupported operator "${shown(operator)}".`)
-    const key = cleanText(filter.key)
-    const v = filter.value
-    const scalar = (x: unknown): x is Scalar => typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))
-    const text = (x: Scalar): Scalar => (typeof x === 'string' ? cleanText(x) : x)
-    switch (operator) {
-      case 'is_set':
-      case 'is_not_set':
-        return { key, operator }
-      case 'exact':
-      case 'is_not': {
-        const list = Array.isArray(v) ? v : [v]
-        if (list.length === 0) return bad(`${operator} needs at least one value.`)
-        if (!list.every(scalar)) return bad(`${operator} values must be strings, numbers or booleans.`)
-        return { key, operator, value: list.map(text) }
-      }
-      case 'icontains':
-      case 'not_icontains':
-        if (!scalar(v)) return bad(`${operator} needs a string value.`)
-        return { key, operator, value: text(v) }
-      case 'regex':
-      case 'not_regex':
-      {
-        if (typeof v !== 'string') return bad(`${operator} needs a regular expression string.`)
-        const pattern = cleanText(v)
-        if (compileRegex(pattern) === null) return bad(`"${pattern.slice(0, 100)}" is not a valid regular expression.`)
-        return { key, operator, value: pattern }
-      }
-      default: {
-        const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN
-        if (!Number.isFinite(n)) return bad(`${operator} needs a number.`)
-        return { key, operator, value: n }
-      }
-    }
-  })
-}
-
-/** A client value for an error message: strings cleaned and cut, other values by type (never `String()` of a deep array). */
-function shown(v: unknown): string {
-  return typeof v === 'string' ? cleanText(v.slice(0, 100)) : typeof v === 'number' || typeof v === 'boolean' ? String(v) : Array.isArray(v) ? 'a list' : v === null ? 'null' : 'an object'
 }
 
 function nextUrl(req: FastifyRequest, set: Record<string, string>): string {

@@ -4,13 +4,12 @@ import { parseFilterDate } from '../../domain/properties/property-date.ts'
 import { validationError } from '../../shared/errors.ts'
 import type { Cohort } from '../cohorts/cohort-types.ts'
 import { flagFilters } from '../../domain/flags/flag-filters.ts'
-import { KNOWN_OPERATORS } from '../../domain/properties/property-operators.ts'
+import { isPropertyOperator, KNOWN_OPERATORS, PROPERTY_OPERATORS } from '../../domain/properties/property-operators.ts'
 import { dependencyGraph, withDependents } from '../../domain/flags/flag-dependencies.ts'
 
 // PostHog's FeatureFlagSerializer rules (posthog/api/feature_flag.py): every failure is a 400
 // validation_error; `attr` is `key` or `filters` as there.
 
-const STRING_VALUE_OPERATORS = new Set(['regex', 'not_regex', 'icontains', 'not_icontains', 'gt', 'gte', 'lt', 'lte'])
 
 export interface FilterContext {
   /** Live cohorts of the project, by id. */
@@ -86,7 +85,7 @@ function validateProperty(p: PropertyFilter, aggregation: number | null, ctx: Fi
   }
   if (!KNOWN_OPERATORS.has(operator)) throw invalid(`Invalid operator: ${operator}`, 'invalid_operator')
   if (Array.isArray(p.value) && p.value.length > 1000) throw invalid('Property group expressions of type value cannot have more than 1000 items.')
-  if (STRING_VALUE_OPERATORS.has(operator) && typeof p.value !== 'string') {
+  if (isPropertyOperator(operator) && PROPERTY_OPERATORS[operator].flagsWantString && typeof p.value !== 'string') {
     throw invalid(`Invalid value for operator ${operator}: ${JSON.stringify(p.value)}`, 'invalid_value')
   }
   if ((operator === 'is_date_before' || operator === 'is_date_after') && parseFilterDate(p.value) === null) {

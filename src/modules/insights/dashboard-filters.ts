@@ -1,3 +1,5 @@
+import { queryKind } from '../query/query-kinds.ts'
+
 /**
  * PostHog's dashboard filters applied to a tile's insight query (its `apply_dashboard_filters`):
  * the dashboard's `date_from`/`date_to` replace the query's date range, its `properties` are added
@@ -10,7 +12,6 @@ export interface DashboardFilters {
   properties?: unknown
 }
 
-const FILTERED_KINDS = new Set(['TrendsQuery', 'FunnelsQuery', 'RetentionQuery', 'StickinessQuery', 'LifecycleQuery'])
 
 /** The filters that apply to a tile: the dashboard's, then the tile's overrides key by key. */
 export function tileFilters(dashboard: Record<string, unknown> | null | undefined, overrides: Record<string, unknown> | null | undefined): DashboardFilters {
@@ -26,7 +27,7 @@ export function hasDashboardFilters(f: DashboardFilters): boolean {
 export function applyDashboardFilters(query: Record<string, unknown>, f: DashboardFilters): Record<string, unknown> {
   const wrapped = query.kind === 'InsightVizNode' && query.source && typeof query.source === 'object'
   const source = (wrapped ? query.source : query) as Record<string, unknown>
-  if (typeof source.kind !== 'string' || !FILTERED_KINDS.has(source.kind)) return query
+  if (!queryKind(source.kind)?.dashboardFilters) return query
   const next: Record<string, unknown> = { ...source }
   if (typeof f.date_from === 'string' && f.date_from !== '') {
     next.dateRange = { date_from: f.date_from, date_to: typeof f.date_to === 'string' && f.date_to !== '' ? f.date_to : null }

@@ -1,4 +1,4 @@
-import { has, readBool, readList, readObject, readString, type Body } from '../../http/drf-fields.ts'
+import { has, readBool, readHttpUrl, readList, readObject, readString, type Body } from '../../http/drf-fields.ts'
 import { validationError } from '../../shared/errors.ts'
 import { renderBodyTemplate } from '../../domain/notifications/render-body-template.ts'
 import type { DestinationFilters } from './notification-rules.ts'
@@ -11,7 +11,7 @@ const MAX_FILTER_ITEMS = 100
 export function parseDestinationBody(body: Body, creating: boolean): DestinationInput {
   const input: DestinationInput = {}
   if (has(body, 'name') || creating) input.name = readString(body.name, 'name', { maxLength: 400 })!
-  if (has(body, 'url') || creating) input.url = readUrl(body.url)
+  if (has(body, 'url') || creating) input.url = readHttpUrl(body.url, 'url')!
   if (has(body, 'enabled')) input.enabled = readBool(body.enabled, 'enabled')
   if (has(body, 'deleted')) input.deleted = readBool(body.deleted, 'deleted')
   if (has(body, 'headers')) input.headers = readHeaders(body.headers)
@@ -21,18 +21,6 @@ export function parseDestinationBody(body: Body, creating: boolean): Destination
     input.bodyTemplate = t === null || t.trim() === '' ? null : checkTemplate(t)
   }
   return input
-}
-
-function readUrl(v: unknown): string {
-  const text = readString(v, 'url', { maxLength: 2000 })!
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    throw validationError('url', 'Enter a valid URL.', 'invalid')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationError('url', 'The URL must start with http:// or https://.', 'invalid')
-  return url.toString()
 }
 
 function readHeaders(v: unknown): Record<string, string> {

@@ -1,18 +1,14 @@
+import { PERSON_SQL_OPERATORS } from '../../domain/properties/property-operators.ts'
 import type { Page } from '../../shared/page.ts'
 import type { DeletedPerson, Person, PersonListQuery, PersonPropertyValue } from './person-types.ts'
 
 /**
- * Person-property operators the store runs: the domain matcher's, dates and versions included (the
- * SQL parses them as the domain does; storage/sql/date-filter-sql.ts lists its one gap). `regex`
- * patterns must be valid RE2 (no back-references), so the store's engine runs them without
- * backtracking blow-ups.
+ * Person-property operators the store runs (from the operator table): the domain matcher's, dates
+ * and versions included (the SQL parses them as the domain does; storage/sql/date-filter-sql.ts
+ * lists its one gap). `regex` patterns must be valid RE2 (no back-references), so the store's engine
+ * runs them without backtracking blow-ups.
  */
-export const PERSON_FILTER_OPERATORS: ReadonlySet<string> = new Set([
-  'exact', 'is_not', 'is_set', 'is_not_set', 'icontains', 'not_icontains', 'starts_with', 'not_starts_with',
-  'ends_with', 'not_ends_with', 'gt', 'gte', 'lt', 'lte', 'between', 'not_between', 'regex', 'not_regex',
-  'is_date_before', 'is_date_after', 'is_date_exact', 'semver_eq', 'semver_neq', 'semver_gt', 'semver_gte',
-  'semver_lt', 'semver_lte', 'semver_tilde', 'semver_caret', 'semver_wildcard',
-])
+export const PERSON_FILTER_OPERATORS: ReadonlySet<string> = PERSON_SQL_OPERATORS
 
 /**
  * Persons as the persons API reads and deletes them (ingestion writes them through its own port).

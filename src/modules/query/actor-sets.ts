@@ -12,6 +12,7 @@ import { activeWindow, BREAKDOWN_OTHER, breakdownExpr, isRolling, seriesPlan, ti
 import { AGGREGATED_DISPLAYS, readTrendsQuery, type Breakdown } from '../../domain/query/trends-query.ts'
 import { validationError } from '../../shared/errors.ts'
 import type { QueryContext } from './query-context.ts'
+import { QUERY_KINDS, queryKind } from './query-kinds.ts'
 import { loadCohorts, resolveRange, seriesMatch, withGroupValues } from './query-helpers.ts'
 import { readFunnel } from './run-funnels-query.ts'
 import { readRetention } from './run-retention-query.ts'
@@ -33,11 +34,10 @@ export async function actorSetOf(ctx: QueryContext, source: Node, attr: string):
   if (source.kind !== 'InsightActorsQuery' && source.kind !== 'StickinessActorsQuery') {
     throw validationError(`${attr}.kind`, `Actors of a "${String(source.kind)}" are not supported (supported: InsightActorsQuery, FunnelsActorsQuery).`, 'invalid_input')
   }
-  if (innerKind === 'TrendsQuery') return trendsActors(ctx, source, inner, attr)
-  if (innerKind === 'StickinessQuery') return stickinessActors(ctx, source, inner, attr)
-  if (innerKind === 'LifecycleQuery') return lifecycleActors(ctx, source, inner, attr)
-  if (innerKind === 'RetentionQuery') return retentionActors(ctx, source, inner, attr)
-  throw validationError(`${attr}.source.kind`, `Actors of a "${String(innerKind)}" are not supported yet (supported: TrendsQuery, StickinessQuery, LifecycleQuery, RetentionQuery; FunnelsQuery through a FunnelsActorsQuery).`, 'invalid_input')
+  const actors = queryKind(innerKind)?.actors
+  if (actors) return actors(ctx, source, inner, attr)
+  const supported = [...QUERY_KINDS.values()].filter((k) => k.actors).map((k) => k.kind).join(', ')
+  throw validationError(`${attr}.source.kind`, `Actors of a "${String(innerKind)}" are not supported yet (supported: ${supported}; FunnelsQuery through a FunnelsActorsQuery).`, 'invalid_input')
 }
 
 /** PostHog's funnel actors (`funnel_udf.py` `actor_query`, `funnel_trends_udf.py` for conversion trends). */
@@ -98,7 +98,7 @@ function readFunnelStep(node: Node, attr: string, steps: number): { funnelStep: 
  * monthly active, the window of intervals up to it, as the chart counts them), of one breakdown
  * value, in the current or previous period; the whole range for aggregated displays.
  */
-async function trendsActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
+export async function trendsActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const q = readTrendsQuery(source, `${attr}.source`)
   q.breakdown = await withGroupValues(ctx, q.breakdown, `${attr}.source.breakdownFilter.breakdown`)
   const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
@@ -153,10 +153,10 @@ async function trendsBreakdownCondition(
 }
 
 /** PostHog's stickiness actors: persons active in `day` intervals of the range (`operator` gte/lte/exact, default exact). */
-async function stickinessActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
+export async function stickinessActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const q = readPersonsQuery(source, 'StickinessQuery', `${attr}.source`)
   const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
-  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const range = await resolveRange(ctx, q.dateRange, q.interval, { hourlyDateOnlyEndsAtMidnight: true })
   const index = readInteger(node.series, `${attr}.series`, { min: 0, max: q.series.length - 1, fallback: 0 })!
   const { match } = await seriesMatch(ctx, q.series[index]!, `${attr}.source.series.${index}`, q.properties, cohorts)
   const day = readInteger(node.day, `${attr}.day`, { min: 1 })
@@ -169,7 +169,7 @@ async function stickinessActors(ctx: QueryContext, node: Node, source: Node, att
  * PostHog's lifecycle actors (`LifecycleQueryRunner.to_actors_query`): the persons with lifecycle
  * `status` in the interval starting at `day` (each filter only when given), as the chart counts them.
  */
-async function lifecycleActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
+export async function lifecycleActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const q = readPersonsQuery(source, 'LifecycleQuery', `${attr}.source`)
   const series = q.series[0]!
   const cohorts = await loadCohorts(ctx, [q.properties, series.properties])
@@ -190,7 +190,7 @@ async function lifecycleActors(ctx: QueryContext, node: Node, source: Node, attr
  * `interval` (0-based), read from the rows the grid counts, so they are exactly row `interval`'s
  * value 0, each with the periods it appears in (`appearances`, and `day_0`... flags).
  */
-async function retentionActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
+export async function retentionActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const { q, range, cohorts } = await readRetention(ctx, source, `${attr}.source`)
   if (node.breakdown !== undefined && node.breakdown !== null) throw validationError(`${attr}.breakdown`, 'Retention breakdowns are not supported yet.', 'invalid_input')
   if (node.interval === undefined || node.interval === null) throw validationError(`${attr}.interval`, 'Retention actors need `interval`: the cohort row (0-based).', 'required')

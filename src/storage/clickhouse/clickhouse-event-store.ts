@@ -85,7 +85,8 @@ const key = (e: StoredEvent): string => e.uuid.toLowerCase()
 export function eventRow(e: StoredEvent): Record<string, unknown> {
   const ms = e.timestamp.getTime()
   const createdMs = e.createdAt.getTime()
-  const { keys, values } = topLevelProperties(e)
+  const { keys, values, nullKeys } = topLevelProperties(eventProperties(e))
+  const person = topLevelProperties(personProperties(e.personProperties))
   const row: Record<string, unknown> = {
     uuid: e.uuid,
     project_id: e.projectId,
@@ -101,6 +102,10 @@ export function eventRow(e: StoredEvent): Record<string, unknown> {
     person_properties: e.personProperties == null ? null : wellFormed(e.personProperties),
     prop_keys: keys,
     prop_values: values,
+    prop_null_keys: nullKeys,
+    person_prop_keys: person.keys,
+    person_prop_values: person.values,
+    person_prop_null_keys: person.nullKeys,
   }
   for (let i = 0; i < 5; i++) {
     const g = e.groups?.[i]
@@ -123,22 +128,38 @@ export function eventRow(e: StoredEvent): Record<string, unknown> {
  * string's text, any other JSON value's JSON text; keys whose value is JSON null are left out (as
  * DuckDB reads them: not set).
  */
-function topLevelProperties(e: StoredEvent): { keys: string[] & { stringValued: boolean[] }; values: string[] } {
+function topLevelProperties(props: Record<string, unknown>): { keys: string[] & { stringValued: boolean[] }; values: string[]; nullKeys: string[] } {
   const keys = Object.assign([] as string[], { stringValued: [] as boolean[] })
   const values: string[] = []
-  let props: Record<string, unknown>
-  try {
-    props = propertiesOf(e)
-  } catch {
-    return { keys, values }
-  }
+  const nullKeys: string[] = []
   for (const [k, v] of Object.entries(props)) {
-    if (v === null || v === undefined) continue
+    if (v === null || v === undefined) {
+      nullKeys.push(wellFormed(k))
+      continue
+    }
     keys.push(wellFormed(k))
     keys.stringValued.push(typeof v === 'string')
     values.push(wellFormed(typeof v === 'string' ? v : JSON.stringify(v)))
   }
-  return { keys, values }
+  return { keys, values, nullKeys }
+}
+
+function eventProperties(e: StoredEvent): Record<string, unknown> {
+  try {
+    return propertiesOf(e)
+  } catch {
+    return {}
+  }
+}
+
+function personProperties(text: string | null | undefined): Record<string, unknown> {
+  if (!text) return {}
+  try {
+    const v: unknown = JSON.parse(text)
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
 }
 
 /** Seconds since 1970 within DateTime's range (the exact instant is in the `_ms` column). */

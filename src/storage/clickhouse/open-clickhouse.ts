@@ -10,6 +10,8 @@ export interface ClickHouse {
   readonly database: string
   /** Rows of a SELECT (JSON); 64-bit integers come back as strings (ClickHouse's JSON). */
   query<R = Record<string, unknown>>(sql: string, opts?: QueryOptions): Promise<R[]>
+  /** Rows of a SELECT with the result's column names and ClickHouse types. */
+  queryWithMeta(sql: string, opts?: QueryOptions): Promise<{ meta: Array<{ name: string; type: string }>; data: Record<string, unknown>[] }>
   /** A statement without result rows (DDL, ALTER, INSERT ... SELECT). */
   exec(sql: string, opts?: QueryOptions): Promise<void>
   /** Inserts rows (JSONEachRow). */
@@ -101,6 +103,18 @@ function wrap(client: ClickHouseClient, database: string): ClickHouse {
           abort_signal: o.signal,
         })
         return (await rs.json<R>()).data
+      }),
+    queryWithMeta: (sql, o = {}) =>
+      guard(async () => {
+        const rs = await client.query({
+          query: sql,
+          format: 'JSON',
+          clickhouse_settings: o.settings,
+          query_id: o.queryId,
+          abort_signal: o.signal,
+        })
+        const r = await rs.json<Record<string, unknown>>()
+        return { meta: r.meta ?? [], data: r.data }
       }),
     exec: (sql, o = {}) =>
       guard(async () => {

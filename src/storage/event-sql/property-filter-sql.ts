@@ -2,7 +2,7 @@ import { compileRegex } from '../../domain/properties/compile-regex.ts'
 import { parseRustFloat } from '../../domain/properties/property-date.ts'
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
 import { asciiLowercase, isTruthy, isTruthyOrFalsy, toPropertyString } from '../../domain/properties/property-string.ts'
-import { SQL_OPERATORS } from '../../domain/query/sql-operators.ts'
+import { assertNever, EVENT_SQL_OPERATORS, isPropertyOperator } from '../../domain/properties/property-operators.ts'
 import { dateFilterSql } from '../sql/date-filter-sql.ts'
 import { semverFilterSql } from '../sql/semver-filter-sql.ts'
 import type { EventDialect, ValueSource } from './event-dialect.ts'
@@ -11,7 +11,7 @@ import type { SqlParams } from './sql-params.ts'
 export type { ValueSource } from './event-dialect.ts'
 
 /** Operators the SQL compiles: all of the domain matcher's but `in`, `not_in` and `flag_evaluates_to`. */
-export const SQL_PROPERTY_OPERATORS = SQL_OPERATORS
+export const SQL_PROPERTY_OPERATORS = EVENT_SQL_OPERATORS
 
 const RUST_F64 = '(?i)^[+-]?(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)$'
 
@@ -37,6 +37,8 @@ function numberSql(text: string, d: EventDialect): string {
  */
 export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, d: EventDialect, params: SqlParams, now: number = Date.now()): string {
   const op = filter.operator ?? 'exact'
+  // An operator outside the table matches nothing (as in the domain).
+  if (!isPropertyOperator(op)) return d.bool(false)
   if (op === 'is_set') return source.present
   if (op === 'is_not_set') return `(NOT ${source.present})`
   const value = filter.value
@@ -88,8 +90,23 @@ export function propertyFilterSql(filter: PropertyFilter, source: ValueSource, d
     case 'is_date_after':
     case 'is_date_exact':
       return positive(dateFilterSql(op, value, source.text, d.values(params), now))
+    case 'semver_eq':
+    case 'semver_neq':
+    case 'semver_gt':
+    case 'semver_gte':
+    case 'semver_lt':
+    case 'semver_lte':
+    case 'semver_tilde':
+    case 'semver_caret':
+    case 'semver_wildcard':
+      return positive(semverFilterSql(op, value, source.text, d.values(params)))
+    case 'in':
+    case 'not_in':
+    case 'flag_evaluates_to':
+      // Cohorts are expanded by the query before SQL (filter-expr.ts); flags never reach events.
+      return d.bool(false)
     default:
-      return op.startsWith('semver_') ? positive(semverFilterSql(op, value, source.text, d.values(params))) : d.bool(false)
+      return assertNever(op)
   }
 }
 

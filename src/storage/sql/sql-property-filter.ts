@@ -1,4 +1,5 @@
 import type { PropertyFilter } from '../../domain/properties/property-filter.ts'
+import { assertNever, isPropertyOperator, type PropertyOperator } from '../../domain/properties/property-operators.ts'
 import { parseRustFloat } from '../../domain/properties/property-date.ts'
 import { asciiLowercase, isTruthy, isTruthyOrFalsy, toPropertyString } from '../../domain/properties/property-string.ts'
 import { AppError } from '../../shared/errors.ts'
@@ -29,7 +30,7 @@ const NUMERIC_TEXT = `'^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]{1,2})?$
  * every operator but the negative ones; a null filter value fails everything but `is_set`/`is_not_set`;
  * string forms as `toPropertyString` gives them; `contains`/`starts`/`ends` compare ASCII-lower-cased;
  * `exact` against true/false compares truthiness. Values are bound. Throws `not_implemented` for an
- * operator outside `PERSON_FILTER_OPERATORS` (the route refuses those first). Regexes run with `~` (see toPgRegex).
+ * operator outside `PERSON_SQL_OPERATORS` (the route refuses those first). Regexes run with `~` (see toPgRegex).
  * Dates and versions are parsed as the domain does (`date-filter-sql.ts`, `semver-filter-sql.ts`);
  * relative dates resolve at `now` (epoch ms).
  */
@@ -44,13 +45,14 @@ export function propertyFilterSql(column: string, filter: PropertyFilter, params
   const text = `(CASE jsonb_typeof(${raw}) WHEN 'string' THEN ${raw} #>> '{}' ELSE ${raw}::text END)`
   if (operator === 'is_set') return present
   if (operator === 'is_not_set') return `NOT ${present}`
+  if (!isPropertyOperator(operator)) throw new AppError('not_implemented', `The property operator "${operator}" is not supported on persons yet.`)
   const negative = operator === 'is_not' || operator.startsWith('not_')
   const test = valueTest(operator, value, { raw, text }, params, now)
   return negative ? `(NOT ${present} OR NOT COALESCE(${test}, FALSE))` : `(${present} AND COALESCE(${test}, FALSE))`
 }
 
 /** The positive test of an operator on a present value (the caller negates `not_*` and `is_not`). */
-function valueTest(operator: string, value: unknown, v: { raw: string; text: string }, params: PgParams, now: number): string {
+function valueTest(operator: PropertyOperator, value: unknown, v: { raw: string; text: string }, params: PgParams, now: number): string {
   switch (operator) {
     case 'exact':
     case 'is_not':
@@ -102,8 +104,17 @@ function valueTest(operator: string, value: unknown, v: { raw: string; text: str
     case 'semver_caret':
     case 'semver_wildcard':
       return semverFilterSql(operator, value, v.text, pgValueDialect(params))
-    default:
+    case 'is_set':
+    case 'is_not_set':
+    case 'icontains_multi':
+    case 'not_icontains_multi':
+    case 'in':
+    case 'not_in':
+    case 'flag_evaluates_to':
+      // is_set/is_not_set are answered above; the rest are outside PERSON_SQL_OPERATORS (the route refuses them).
       throw new AppError('not_implemented', `The property operator "${operator}" is not supported on persons yet.`)
+    default:
+      return assertNever(operator)
   }
 }
 

@@ -4,6 +4,7 @@ import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { Badge, Card, Empty, ErrorBox, Field, Loadable, PageHeader } from '../ui.tsx'
 import type { CohortJson, ListJson } from '../../../src/http/wire-types.ts'
+import { COHORT_OPERATORS, editorValue, takesValue } from '../operators.ts'
 
 interface Condition { key: string; operator: string; value: string }
 
@@ -12,7 +13,7 @@ function toFilters(conditions: Condition[]) {
   return {
     properties: {
       type: 'OR',
-      values: [{ type: 'AND', values: conditions.filter((c) => c.key).map((c) => ({ type: 'person', key: c.key, operator: c.operator, value: c.operator === 'is_set' ? 'is_set' : c.value })) }],
+      values: [{ type: 'AND', values: conditions.filter((c) => c.key).map((c) => ({ type: 'person', key: c.key, operator: c.operator, value: editorValue(c.operator, c.value) })) }],
     },
   }
 }
@@ -85,10 +86,10 @@ export default function CohortsPage() {
                 <Field label="Person property"><input value={c.key} onChange={(e) => set(i, 'key', e.target.value)} placeholder="email" /></Field>
                 <Field label="Operator">
                   <select value={c.operator} onChange={(e) => set(i, 'operator', e.target.value)}>
-                    <option value="exact">equals</option><option value="is_not">does not equal</option><option value="icontains">contains</option><option value="is_set">is set</option>
+                    {COHORT_OPERATORS.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
                   </select>
                 </Field>
-                {c.operator !== 'is_set' && <Field label="Value"><input value={c.value} onChange={(e) => set(i, 'value', e.target.value)} /></Field>}
+                {takesValue(c.operator) && <Field label="Value"><input value={c.value} onChange={(e) => set(i, 'value', e.target.value)} /></Field>}
               </div>
             ))}
             <div className="row">

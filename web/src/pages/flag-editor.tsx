@@ -5,12 +5,12 @@ import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { Card, ErrorBox, Field, PageHeader } from '../ui.tsx'
 import type { CursorListJson, FlagJson, PersonJson } from '../../../src/http/wire-types.ts'
+import { editorValue, FLAG_OPERATORS, takesValue } from '../operators.ts'
 
 /** `isList`: the stored value was a list (PostHog's exact match on several values), edited as `a, b`. */
 interface Condition { rollout: number; props: { key: string; operator: string; value: string; isList?: boolean; type?: string }[] }
 interface Variant { key: string; rollout: number }
 
-const OPERATORS = [['exact', 'equals'], ['is_not', 'does not equal'], ['icontains', 'contains'], ['regex', 'matches regex'], ['gt', '>'], ['lt', '<'], ['is_set', 'is set'], ['in', 'in cohort']] as const
 
 /**
  * Person property names for the pickers: the person property definitions ingestion keeps, or where
@@ -60,7 +60,7 @@ function toBody(d: Draft) {
     filters: {
       groups: d.conditions.map((c) => ({
         rollout_percentage: c.rollout,
-        properties: c.props.filter((p) => p.key).map((p) => ({ key: p.key, type: p.type ?? 'person', operator: p.operator, value: p.operator === 'is_set' ? 'is_set' : p.isList ? p.value.split(',').map((v) => v.trim()) : p.value })),
+        properties: c.props.filter((p) => p.key).map((p) => ({ key: p.key, type: p.type ?? 'person', operator: p.operator, value: editorValue(p.operator, p.value, p.isList) })),
       })),
       multivariate: d.variants.length ? { variants: d.variants.map((v) => ({ key: v.key, rollout_percentage: v.rollout })) } : null,
       payloads,
@@ -114,10 +114,10 @@ export function FlagEditor({ flag }: { flag: FlagJson | null }) {
                 <Field label={p.type === 'cohort' ? 'Cohort id' : 'Person property'}><input list="person-properties" value={p.key} onChange={(e) => setCond(i, { ...c, props: c.props.map((x, m) => (m === k ? { ...x, key: e.target.value } : x)) })} /></Field>
                 <Field label="Operator">
                   <select value={p.operator} onChange={(e) => setCond(i, { ...c, props: c.props.map((x, m) => (m === k ? { ...x, operator: e.target.value } : x)) })}>
-                    {OPERATORS.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
+                    {FLAG_OPERATORS.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
                   </select>
                 </Field>
-                {p.operator !== 'is_set' && <Field label="Value"><input value={p.value} onChange={(e) => setCond(i, { ...c, props: c.props.map((x, m) => (m === k ? { ...x, value: e.target.value } : x)) })} /></Field>}
+                {takesValue(p.operator) && <Field label="Value"><input value={p.value} onChange={(e) => setCond(i, { ...c, props: c.props.map((x, m) => (m === k ? { ...x, value: e.target.value } : x)) })} /></Field>}
                 <button type="button" className="btn small" onClick={() => setCond(i, { ...c, props: c.props.filter((_, m) => m !== k) })}>Remove</button>
               </div>
             ))}

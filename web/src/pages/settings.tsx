@@ -5,9 +5,10 @@ import { useSession } from '../session.tsx'
 import { Card, CopyButton, ErrorBox, Field, PageHeader } from '../ui.tsx'
 import { PersonalKeys, Members } from './settings-team.tsx'
 import { Ingestion } from './settings-ingestion.tsx'
+import { Notifications } from './settings-notifications.tsx'
 import { ReplaySettings } from './settings-replay.tsx'
 
-const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['replay', 'Replay']] as const
+const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications'], ['replay', 'Replay']] as const
 type Tab = (typeof TABS)[number][0]
 
 /** The snippets to paste into each SDK, with this project's key and this server's address. */
@@ -34,6 +35,7 @@ export default function SettingsPage() {
         {tab === 'keys' && <PersonalKeys />}
         {tab === 'members' && <Members />}
         {tab === 'ingestion' && <Ingestion />}
+        {tab === 'notifications' && <Notifications />}
         {tab === 'replay' && <ReplaySettings />}
       </div>
     </>

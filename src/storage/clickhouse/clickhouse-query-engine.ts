@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto'
+import type { QueryEngine, QueryRows, RunGuards } from '../../modules/query/query-engine.ts'
+import { AppError } from '../../shared/errors.ts'
+import { compilePlan } from '../event-sql/compile-plan.ts'
+import { clickHouseEventDialect } from './clickhouse-event-dialect.ts'
+import { clickHouseCode } from './clickhouse-errors.ts'
+import type { ClickHouse } from './open-clickhouse.ts'
+
+interface JsonResult {
+  meta: Array<{ name: string; type: string }>
+  data: Record<string, unknown>[]
+}
+
+/** Errors ClickHouse gives for a statement it refuses (syntax, names, types, read-only): the query's fault. */
+const REFUSED = new Set(['1', '36', '42', '43', '44', '46', '47', '48', '53', '62', '164', '169', '184', '215', '386'])
+
+/**
+ * Query runners' statements on ClickHouse, under the guards every engine applies: at most
+ * `concurrency` statements at once (the rest wait, as DuckDB's connection pool), a time limit
+ * enforced twice (ClickHouse's `max_execution_time` and a timer here), `KILL QUERY` when the limit
+ * passes or the client goes away, and a row limit. Statements compiled from plans carry the project
+ * filter (the dialect's `eventsFrom`); statements from elsewhere run with `readonly = 2` (no writes,
+ * settings allowed) and a statement ClickHouse refuses is a 400 naming the problem.
+ */
+export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency: number }): QueryEngine {
+  let running = 0
+  const waiting: Array<() => void> = []
+  const acquire = async (): Promise<void> => {
+    if (running < opts.concurrency) {
+      running++
+      return
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve))
+  }
+  const release = (): void => {
+    const next = waiting.shift()
+    if (next) next()
+    else running--
+  }
+
+  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean }): Promise<QueryRows> {
+    if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
+    await acquire()
+    const queryId = randomUUID()
+    const controller = new AbortController()
+    let timedOut = false
+    let cancelled = false
+    const stop = () => {
+      controller.abort()
+      ch.kill(queryId).catch(() => undefined)
+    }
+    const onAbort = () => {
+      cancelled = true
+      stop()
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      stop()
+    }, guards.timeoutMs)
+    guards.signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      const r: JsonResult = await ch.queryWithMeta(sql, {
+        queryId,
+        signal: controller.signal,
+        settings: {
+          max_execution_time: Math.max(1, Math.ceil(guards.timeoutMs / 1000)),
+          join_use_nulls: 1,
+          output_format_json_quote_64bit_integers: 0,
+          ...(mode.readonly ? { readonly: '2' } : {}),
+        },
+      })
+      if (r.data.length > guards.maxRows) {
+        throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows: narrow it (date range, breakdown limit, LIMIT).`, 'query')
+      }
+      const converters = r.meta.map((m) => converter(m.type))
+      const rows = r.data.map((row) => {
+        const out: Record<string, unknown> = {}
+        r.meta.forEach((m, i) => {
+          out[m.name] = converters[i]!(row[m.name])
+        })
+        return out
+      })
+      return { columns: r.meta.map((m) => m.name), types: r.meta.map((m) => m.type), rows }
+    } catch (err) {
+      if (timedOut || clickHouseCode(err) === '159') throw new AppError('query_timeout', `The query ran longer than ${guards.timeoutMs / 1000} s and was stopped.`, 'query')
+      if (cancelled || guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
+      if (err instanceof AppError || (err as { transient?: unknown }).transient === true) throw err
+      if (mode.readonly && REFUSED.has(clickHouseCode(err))) {
+        throw new AppError('validation_error', `ClickHouse refused the query: ${firstLine(err)}`, 'query')
+      }
+      throw err
+    } finally {
+      clearTimeout(timer)
+      guards.signal?.removeEventListener('abort', onAbort)
+      release()
+    }
+  }
+
+  return {
+    run(projectId, plan, guards) {
+      const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
+      const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
+      const { sql } = compilePlan(limited, projectId, clickHouseEventDialect)
+      return runStatement(sql, guards, { readonly: false })
+    },
+    runSql(sql, values, guards) {
+      if (values.length > 0) throw new Error('ClickHouse statements carry their values as literals (no bound parameters)')
+      return runStatement(sql, guards, { readonly: true })
+    },
+    async runHogQL() {
+      throw new AppError('validation_error', 'HogQL queries Tally does not run on ClickHouse yet; use the embedded DuckDB store for them.', 'query')
+    },
+  }
+}
+
+function firstLine(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err)
+  return m.split('\n')[0]!.replace(/\s*\(version [^)]*\)\s*$/, '').slice(0, 300)
+}
+
+/** ClickHouse's JSON value of a column type as the runners expect it (Dates for times, numbers). */
+function converter(type: string): (v: unknown) => unknown {
+  const inner = type.replace(/^Nullable\((.*)\)$/, '$1')
+  if (inner.startsWith('DateTime')) return (v) => (typeof v === 'string' ? new Date(`${v.replace(' ', 'T')}Z`) : v)
+  if (inner === 'Date') return (v) => (typeof v === 'string' ? new Date(`${v}T00:00:00Z`) : v)
+  if (/^U?Int(64|128|256)$/.test(inner)) return (v) => (typeof v === 'string' && Number.isSafeInteger(Number(v)) ? Number(v) : v)
+  return (v) => v
+}
