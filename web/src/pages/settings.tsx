@@ -6,6 +6,7 @@ import { Card, CopyButton, ErrorBox, Field, PageHeader } from '../ui.tsx'
 import { PersonalKeys, Members } from './settings-team.tsx'
 import { Ingestion } from './settings-ingestion.tsx'
 import { Notifications } from './settings-notifications.tsx'
+import { Retention } from './settings-retention.tsx'
 import { ReplaySettings } from './settings-replay.tsx'
 
 const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications'], ['replay', 'Replay']] as const
@@ -97,6 +98,7 @@ export default function SettingsPage() {
         {tab === 'keys' && <PersonalKeys />}
         {tab === 'members' && <Members />}
         {tab === 'ingestion' && <Ingestion />}
+        {tab === 'ingestion' && <Retention />}
         {tab === 'notifications' && <Notifications />}
         {tab === 'replay' && <ReplaySettings />}
       </div>
