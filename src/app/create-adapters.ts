@@ -16,6 +16,7 @@ import { createDuckDbPersonEventStore } from '../storage/duckdb/duckdb-person-ev
 import { createDuckDbQueryEngine } from '../storage/duckdb/duckdb-query-engine.ts'
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openClickHouseStores } from '../storage/clickhouse/open-clickhouse-stores.ts'
+import { createDuckDbEventRetention } from '../storage/duckdb/duckdb-event-retention.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
@@ -84,6 +85,7 @@ export async function createAdapters(
       personOverrides: notOpened('person overrides'),
       personEvents: notOpened('person events'),
       queryEngine: notOpened('query engine'),
+      eventRetention: notOpened('event retention'),
       ping: { metadata: () => meta.query('SELECT 1') },
       memory: async () => ({ ...metaMemory() }),
       changes,
@@ -142,6 +144,7 @@ export async function createAdapters(
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
   const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
+  const eventRetention = createDuckDbEventRetention(await duck.connect())
   const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4, memoryLimit: config.storage.duckdbMemoryLimit })
   const queue = await openQueue(config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
@@ -156,6 +159,7 @@ export async function createAdapters(
     personOverrides,
     personEvents,
     queryEngine,
+    eventRetention,
     changes,
     ping: {
       metadata: () => meta.query('SELECT 1'),

@@ -12,6 +12,7 @@ import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
 import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
 import { startOutboxSender } from '../modules/notifications/outbox-sender.ts'
+import { startRetentionJob } from '../modules/retention/retention-job.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -58,10 +59,18 @@ export async function createApp(
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
-    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory())
-    // Data that leaves: messages are planned after the store, sent beside ingestion (never inside it).
+    // Background work of the worker role: events past a project's retention deleted in bounded steps,
+    // and the outbox sent (messages are planned after the store, sent beside ingestion, never inside it).
+    const worker = roles.has('worker')
+    const retention = worker && startRetentionJob({
+      projects: () => services.projects.listProjects(),
+      store: stores.eventRetention,
+      logger: logger.child({ module: 'retention' }),
+      checkMs: config.retention.checkMs,
+    })
+    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory(), { retention: retention ? retention.stats : undefined })
     const { notifications } = services
-    const outboxSender = startOutboxSender({
+    const outboxSender = worker && startOutboxSender({
       store: notifications.outbox,
       client: notifications.webhookClient,
       options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.timeoutMs * 4 + 60_000 },
@@ -91,7 +100,7 @@ export async function createApp(
         }),
       ],
       afterStore: [
-        createNotifyStep({ rules: notifications.notificationRules, outbox: notifications.outbox, siteUrl: notifications.siteUrl, onEnqueued: () => outboxSender.wake() }),
+        createNotifyStep({ rules: notifications.notificationRules, outbox: notifications.outbox, siteUrl: notifications.siteUrl, onEnqueued: () => outboxSender && outboxSender.wake() }),
       ],
     })
     if (roles.has('worker')) {
@@ -131,7 +140,8 @@ export async function createApp(
           // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
           if (roles.has('worker')) await stores.queue.drain(5000)
           await replay?.close()
-          await outboxSender.stop()
+          if (outboxSender) await outboxSender.stop()
+          if (retention) await retention.stop()
           await stores.close()
         })()
         return closing

@@ -25,6 +25,7 @@ import { createInsightResults } from '../modules/insights/insight-results.ts'
 import { createPersonServices } from './create-person-services.ts'
 import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
+import type { EventRetentionStore } from '../modules/retention/event-retention-store.ts'
 import type { ChangeBus } from '../shared/change-bus.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
@@ -43,6 +44,8 @@ export interface Stores {
   personEvents: PersonEventStore
   /** The query API's plans, run on the event store's own query connections. */
   queryEngine: QueryEngine
+  /** Deletes events past a project's retention. */
+  eventRetention: EventRetentionStore
   /** Cache invalidations across processes (none embedded). */
   changes?: ChangeBus
 }

@@ -97,6 +97,8 @@ export interface Config {
    * links in messages; `allow` the IPs/CIDRs that may be reached although internal; the rest bound the
    * outbox sender (tries, pauses, per-channel concurrency and rate, pending messages kept per channel).
    */
+  /** `checkMs`: how often the retention job looks at the projects' `event_retention_days`. */
+  readonly retention: { readonly checkMs: number }
   readonly webhooks: {
     readonly siteUrl: string | null
     readonly allow: readonly string[]
@@ -141,6 +143,9 @@ export interface HttpConfig {
   readonly maxConnectionsPerIp: number
   /** Addresses/CIDRs whose `X-Forwarded-*` headers are believed (empty: nobody's). */
   readonly trustedProxies: readonly string[]
+  /** A request body slower than this (bytes/s, averaged over `minReceiveWindowMs`) is cut with a 408 (0: no minimum). */
+  readonly minReceiveBytesPerSecond: number
+  readonly minReceiveWindowMs: number
   /** Threads that decode capture bodies of `captureDecodeMinBytes` or more off the event loop (0: none). */
   readonly captureDecodeThreads: number
   readonly captureDecodeMinBytes: number
@@ -220,6 +225,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       idleTimeoutMs: int('TALLY_IDLE_TIMEOUT_MS', env.TALLY_IDLE_TIMEOUT_MS, 60_000, 0, 3_600_000),
       maxRequestsPerSocket: int('TALLY_MAX_REQUESTS_PER_SOCKET', env.TALLY_MAX_REQUESTS_PER_SOCKET, 10_000, 0),
       maxConnectionsPerIp: int('TALLY_MAX_CONNECTIONS_PER_IP', env.TALLY_MAX_CONNECTIONS_PER_IP, 256, 0),
+      // Under 1 KB/s for a whole 30 s window: a trickle is cut within a minute; a slow link that keeps up passes.
+      minReceiveBytesPerSecond: int('TALLY_MIN_RECEIVE_BYTES_PER_SECOND', env.TALLY_MIN_RECEIVE_BYTES_PER_SECOND, 1024, 0, 1024 ** 3),
+      minReceiveWindowMs: int('TALLY_MIN_RECEIVE_WINDOW_MS', env.TALLY_MIN_RECEIVE_WINDOW_MS, 30_000, 100, 3_600_000),
       trustedProxies: (env.TALLY_TRUSTED_PROXIES ?? '').split(',').map((x) => x.trim()).filter((x) => x !== ''),
       // One per core beyond the event loop's (at most 4); bodies under 4 KiB are cheaper decoded inline.
       captureDecodeThreads: int('TALLY_CAPTURE_DECODE_THREADS', env.TALLY_CAPTURE_DECODE_THREADS, Math.min(4, availableParallelism() - 1), 0, 64),
@@ -296,6 +304,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
+    },
+    retention: {
+      checkMs: int('TALLY_RETENTION_CHECK_MS', env.TALLY_RETENTION_CHECK_MS, 60_000, 100, 3_600_000),
     },
     webhooks: {
       siteUrl: env.TALLY_SITE_URL ? env.TALLY_SITE_URL.replace(/\/+$/, '') : null,

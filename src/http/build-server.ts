@@ -6,6 +6,7 @@ import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
 import { healthRoutes, type Readiness } from './health-routes.ts'
 import type { Registry } from 'prom-client'
+import { installMinReceiveRate } from './min-receive-rate.ts'
 import { installConnectionCap, proxyBlockList } from './connection-cap.ts'
 import type { HttpConfig } from '../config/load-config.ts'
 import type { ProjectService } from '../modules/projects/project-service.ts'
@@ -149,6 +150,9 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
   if (opts.limits?.maxConnectionsPerIp) {
     installConnectionCap(app.server, { max: opts.limits.maxConnectionsPerIp, exempt: proxyBlockList(opts.limits.trustedProxies), logger: opts.logger })
   }
+  if (opts.limits) {
+    installMinReceiveRate(app.server, { bytesPerSecond: opts.limits.minReceiveBytesPerSecond, windowMs: opts.limits.minReceiveWindowMs }, opts.logger)
+  }
   const apiRoutes = collectApiRoutes(app)
   installErrorHandler(app)
   installRequestLogging(app, { publicSuccessLevel: opts.publicSuccessLogLevel ?? 'debug' })
@@ -188,7 +192,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
     await privateScope.register(definitionRoutes, { definitions: services.definitions })
-    await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
+    await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue, memberLevel: services.projects.memberLevel })
     await privateScope.register(destinationRoutes, { destinations: services.notifications.destinations })
     await privateScope.register(chatWebhookRoutes, { client: services.notifications.webhookClient })
     const { decide, projects, flagDefinitions: definitions } = services

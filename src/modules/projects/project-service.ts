@@ -192,6 +192,8 @@ export function createProjectService(
     firstUser: () => store.firstUser(),
     listProjects: () => store.listProjects(),
     listProjectsOfUser: (userId: number) => store.listProjectsOfUser(userId),
+    /** The user's level in the project (1 member, 8 admin, 15 owner); null when not a member. */
+    memberLevel: (projectId: number, userId: number) => store.memberLevel(projectId, userId),
 
     /**
      * The project a private-API path names (`@current` = the user's current project). Missing, malformed
