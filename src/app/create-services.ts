@@ -55,7 +55,7 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   // Embedded, this process makes every settings change; at scale, another node may (remote config rereads).
   const projects = announcingProjects(createProjectService(createSqlProjectStore(stores.meta), undefined, { settingsTtlMs: config?.storage.metadataUrl ? 10_000 : Infinity }), stores.changes)
   const authStore = createSqlAuthStore(stores.meta)
-  const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth } })
+  const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth }, changes: stores.changes })
   const members = createMemberService({ store: authStore, auth, projects })
   const ingestionCounters = createIngestionCounters()
   const capture = createCaptureService({ projects, queue: stores.queue, counters: ingestionCounters, limits: config?.capture })

@@ -7,6 +7,8 @@ export type Change =
   | { kind: 'persons'; projectId: number; distinctIds: string[] | null }
   | { kind: 'project'; projectId: number }
   | { kind: 'personal-keys'; userId: number }
+  | { kind: 'login-failure'; keys: string[] }
+  | { kind: 'login-success'; key: string }
 
 /**
  * Cache invalidation across processes (`tally serve --role`): each process applies its own changes

@@ -46,3 +46,16 @@ test('a flag edited and a project token reset through the api process show in bo
     assert.equal(await capture(c, newKey), 200)
   }
 })
+
+test('sign-in failures on one api process count on another (one throttle across processes)', { skip: (!TEST_POSTGRES_URL || !TEST_NATS_URL) && 'needs TEST_POSTGRES_URL and TEST_NATS_URL', timeout: 240_000 }, async (t) => {
+  const env = { ...testEnv('unused'), TALLY_DATABASE_URL: await createTestDatabase(t), ...natsQueueEnv(t), TALLY_LOG_LEVEL: 'info', TALLY_LOGIN_MAX_FAILURES: '3' }
+  delete (env as Record<string, string>).TALLY_DATA_DIR
+  const a = await startRoleProcess(t, 'api', env)
+  const b = await startRoleProcess(t, 'api', env)
+  const login = (p: ServerProcess) =>
+    fetch(`${p.url}/api/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'someone@example.com', password: 'wrong password' }) }).then((r) => r.status)
+  for (let i = 0; i < 3; i++) assert.notEqual(await login(a), 429)
+  // b has seen no failure itself: the three on a reach it through the change bus. Two tries at
+  // most, since each refused try on b counts there too (two stay under the limit of three).
+  await eventually(async () => (await login(b)) === 429, 2, 300)
+})

@@ -7,6 +7,7 @@ import type { Project, User } from '../projects/project-types.ts'
 import type { AuthStore } from './auth-store.ts'
 import { LEVEL, type Membership, type MembershipLevel } from './auth-types.ts'
 import { createLoginThrottle } from './login-throttle.ts'
+import type { ChangeBus } from '../../shared/change-bus.ts'
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts'
 
 /** Sign-in limits and lifetimes (config `auth`). */
@@ -73,11 +74,22 @@ export function readNewPassword(password: string): string {
  * Accounts and browser sessions: sign-in (rate-limited), sessions (random tokens stored hashed,
  * sliding expiry), the one-time set-up links, and what `/api/users/@me/` shows. Throws AppError.
  */
-export function createAuthService(deps: { store: AuthStore; projects: ProjectService; settings?: AuthSettings; clock?: Clock }) {
+export function createAuthService(deps: {
+  store: AuthStore
+  projects: ProjectService
+  settings?: AuthSettings
+  clock?: Clock
+  /** Other processes' sign-in failures count here too (several api processes share one throttle). */
+  changes?: ChangeBus
+}) {
   const { store, projects } = deps
   const settings = deps.settings ?? DEFAULT_AUTH_SETTINGS
   const clock = deps.clock ?? systemClock
   const throttle = createLoginThrottle({ maxFailures: settings.loginMaxFailures, windowMs: settings.loginWindowMs }, clock)
+  deps.changes?.subscribe((c) => {
+    if (c.kind === 'login-failure') throttle.recordFailure(c.keys)
+    else if (c.kind === 'login-success') throttle.clear(c.key)
+  })
   const now = () => new Date(clock.now())
 
   async function openSession(user: User): Promise<OpenedSession> {
@@ -133,9 +145,11 @@ export function createAuthService(deps: { store: AuthStore; projects: ProjectSer
       const ok = await verifyPassword(input.password, found?.passwordHash ?? null)
       if (!found || !ok) {
         throttle.recordFailure(keys)
+        deps.changes?.publish({ kind: 'login-failure', keys })
         throw new AppError('invalid_credentials', 'Invalid email or password.')
       }
       throttle.clear(`email:${email}`)
+      deps.changes?.publish({ kind: 'login-success', key: `email:${email}` })
       return openSession(found.user)
     },
 
