@@ -1,13 +1,14 @@
 import { BlockList, isIPv4, type Socket } from 'node:net'
 import type { Server } from 'node:http'
 import type { Logger } from 'pino'
+import { lookupTable } from '../shared/lookup-table.ts'
 
 /** The named ranges proxy-addr (Fastify's `trustProxy`) knows, as subnets. */
-const NAMED: Record<string, Array<[string, number, 'ipv4' | 'ipv6']>> = {
+const NAMED = lookupTable<Array<[string, number, 'ipv4' | 'ipv6']>>({
   loopback: [['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']],
   linklocal: [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']],
   uniquelocal: [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['fc00::', 7, 'ipv6']],
-}
+})
 
 /** The trusted-proxy list (IPs, CIDRs, named ranges, as validated by load-config) as a matcher. */
 export function proxyBlockList(entries: readonly string[]): (address: string) => boolean {

@@ -143,3 +143,44 @@ test('a store that refuses: the events go on and are stored, nothing is dead-let
   const events = (await real.listEvents(projectId, { search: ['refused'], eventType: 'event', ordering: 'name' }, PAGE)).rows
   assert.deepEqual(events.map((e) => e.name), ['refused'])
 })
+
+/** One event of `n` distinct keys (`prefix0`...). */
+const wide = (event: string, prefix: string, n: number) => {
+  const properties: Record<string, number> = {}
+  for (let i = 0; i < n; i++) properties[`${prefix}${i}`] = i
+  return stored(event, properties)
+}
+
+test('an event of more keys than maxPerEvent adds its name only, and is counted; one at the limit is written whole', async () => {
+  const statements = { count: 0 }
+  const counters = createIngestionCounters()
+  const step = createDefinitionsStep({ store: createSqlDefinitionStore(countingSqlClient(meta, statements)), maxPerEvent: 1_000, counters })
+  // 100,000 keys: the event PostHog's property-defs service skips (update_count_skip_threshold).
+  const results = await step.run([wide('too wide', 'tw', 100_000), stored('too wide set', { $set: Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`ts${i}`, i])) })])
+  assert.ok(results.every((r) => r.kind === 'ok'), 'the events go on')
+  assert.equal(statements.count, 1, 'their names only')
+  assert.equal(counters.snapshot()['limited:definitions_skipped'], 2)
+  const store = createSqlDefinitionStore(meta)
+  assert.equal((await store.listProperties(projectId, { ...PROPS_Q, search: ['tw'] }, PAGE)).rows.length, 0)
+  assert.deepEqual((await store.listEvents(projectId, { search: ['too wide'], eventType: 'event', ordering: 'name' }, PAGE)).rows.map((e) => e.name), ['too wide', 'too wide set'])
+
+  await step.run([wide('at limit', 'al', 1_000)])
+  assert.equal((await store.listProperties(projectId, { ...PROPS_Q, search: ['al'] }, { limit: 2000, offset: 0 })).rows.filter((p) => /^al\d+$/.test(p.name)).length, 1_000)
+  assert.equal(counters.snapshot()['limited:definitions_skipped'], 2)
+})
+
+test('many new definitions are written in statements of chunkRows rows, the event loop turning between them', async () => {
+  const statements = { count: 0 }
+  const step = createDefinitionsStep({ store: createSqlDefinitionStore(countingSqlClient(meta, statements)), chunkRows: 500 })
+  // 2,000 properties and 2,000 event-property pairs plus one event name: 4,001 rows, 9 chunks.
+  let turns = 0
+  let running = true
+  const spin = () => { if (running) { turns++; setImmediate(spin) } }
+  setImmediate(spin)
+  await step.run([wide('chunked', 'ch', 2_000)])
+  running = false
+  assert.ok(statements.count >= 9, `${statements.count} statements`)
+  assert.ok(turns >= 8, `the event loop turned ${turns} times while the step ran`)
+  const store = createSqlDefinitionStore(meta)
+  assert.equal((await store.listProperties(projectId, { ...PROPS_Q, search: ['ch'] }, { limit: 5000, offset: 0 })).rows.filter((p) => /^ch\d+$/.test(p.name)).length, 2_000)
+})

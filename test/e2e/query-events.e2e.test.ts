@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { captureEvents, postQuery, queryOk, type TestEvent } from '../helpers/query-data.ts'
 
@@ -10,8 +11,8 @@ const events: TestEvent[] = Array.from({ length: 30 }, (_, i) => ({
   properties: { $browser: i % 2 ? 'Chrome' : 'Safari', n: i, ...(i % 4 === 0 ? { $set: { email: `u${i % 4}@example.com` } } : {}) },
 }))
 
-test('EventsQuery: selected columns, *, person, filters, aggregates, order and pages with hasMore', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('EventsQuery: selected columns, *, person, filters, aggregates, order and pages with hasMore', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, events)
   const newestFirst = [...events].sort((a, b) => b.timestamp.localeCompare(a.timestamp))
 
@@ -55,12 +56,35 @@ test('EventsQuery: selected columns, *, person, filters, aggregates, order and p
   assert.ok(byPerson.results.some((r: unknown[]) => r[0] === 'u0@example.com'))
 })
 
-test('EventsQuery refuses what it cannot read, naming the entry', async (t) => {
+test('EventsQuery with HogQL where clauses: each entry a row filter, AND-ed, as PostHog\'s events table sends them', async (t) => {
   const app = await buildTestApp(t)
+  await captureEvents(app, events)
+  const count = async (where: string[]) => (await queryOk(app, { kind: 'EventsQuery', select: ['count()'], where })).results[0][0]
+  const expected = (keep: (e: TestEvent) => boolean) => events.filter(keep).length
+  const props = (e: TestEvent) => e.properties as Record<string, unknown>
+
+  assert.equal(await count(["event = 'signup'", "properties.$browser = 'Chrome'"]), expected((e) => e.event === 'signup' && props(e).$browser === 'Chrome'))
+  assert.equal(await count(['properties.n > 20']), expected((e) => Number(props(e).n) > 20), 'a number compares as a number, not as text')
+  assert.equal(await count(["properties.$browser IN ('Safari', 'Opera') AND NOT distinct_id = 'user-0'"]), expected((e) => props(e).$browser === 'Safari' && e.distinct_id !== 'user-0'))
+  assert.equal(await count(["timestamp >= '2024-06-01 12:00:00'", "timestamp < '2024-06-02'"]), expected((e) => e.timestamp >= '2024-06-01T12:00:00' && e.timestamp < '2024-06-02'))
+  assert.equal(await count(['properties.n BETWEEN 3 AND 5 OR properties.missing IS NOT NULL']), 3)
+  assert.equal(await count(["person.properties.email = 'u0@example.com'"]), expected((e) => e.distinct_id === 'user-0'))
+  assert.equal(await count(['1 = 1']), events.length)
+  assert.equal(await count(["1 = 'a'"]), 0, 'constants of two types compare, never a failing cast')
+  const rows = await queryOk(app, { kind: 'EventsQuery', select: ['event', 'properties.n'], where: ["event = 'signup'"], orderBy: ['timestamp ASC'], limit: 2 })
+  assert.deepEqual(rows.results, [['signup', '0'], ['signup', '3']])
+})
+
+testOnEachEngine('EventsQuery refuses what it cannot read, naming the entry', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const cases: Array<[unknown, string]> = [
     [{ kind: 'EventsQuery', select: ['event', 'arrayJoin(x)'] }, 'query.select.1'],
     [{ kind: 'EventsQuery', select: [] }, 'query.select'],
-    [{ kind: 'EventsQuery', select: ['event'], where: ['1 = 1'] }, 'query.where'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["event = 'signup'", 'arrayJoin(x) = 1'] }, 'query.where.1'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ['nosuchfield = 1'] }, 'query.where.0'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["1 = 'a' AND properties.n = 'x'", 'properties.n > 1 + 1'] }, 'query.where.1'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["event = 'a' ORDER BY event"] }, 'query.where.0'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["timestamp > 'soon'"] }, 'query.where.0'],
     [{ kind: 'EventsQuery', select: ['event'], limit: 0 }, 'query.limit'],
     [{ kind: 'EventsQuery', select: ['*', 'count()'] }, 'query.select.0'],
     [{ kind: 'EventsQuery', select: ['event'], after: 'yesterday-ish' }, 'query.after'],
@@ -72,8 +96,8 @@ test('EventsQuery refuses what it cannot read, naming the entry', async (t) => {
   }
 })
 
-test('guards: past the concurrency limit a query is a 429; past the time limit it is interrupted (504 query_timeout)', async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_QUERY_CONCURRENCY: '1', TALLY_QUERY_TIMEOUT_MS: '200' } })
+testOnEachEngine('guards: past the concurrency limit a query is a 429; past the time limit it is interrupted (504 query_timeout)', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_QUERY_CONCURRENCY: '1', TALLY_QUERY_TIMEOUT_MS: '200' } })
   const blob = 'ab'.repeat(1000)
   await captureEvents(app, Array.from({ length: 40 }, (_, i) => ({ event: 'e', distinct_id: `p${i % 100}`, timestamp: new Date(Date.parse('2024-01-01T00:00:00Z') + i * 60_000).toISOString(), properties: { blob } })))
   // A regex whose RE2 program is large (nested counted repetition) on 2 KB per event: 90-125 ms per

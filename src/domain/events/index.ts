@@ -2,6 +2,8 @@
 export { decodeCaptureBody, DEFAULT_MAX_DECODED_BYTES } from './decode-capture-body.ts'
 export type { CaptureBodyInput, DecodedCaptureBody } from './decode-capture-body.ts'
 export { extractEvents, checkTokenShape } from './extract-events.ts'
+export { checkCaptureLimits, DEFAULT_CAPTURE_LIMITS } from './capture-limits.ts'
+export type { CaptureLimits } from './capture-limits.ts'
 export type { RawEvent, ExtractEventsInput, ExtractedEvents, TokenShapeProblem } from './extract-events.ts'
 export { normaliseEvent, MAX_DISTINCT_ID_LENGTH } from './normalise-event.ts'
 export type { NormaliseContext, NormalisedEvent, NormaliseResult, DropReason } from './normalise-event.ts'

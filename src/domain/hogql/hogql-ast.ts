@@ -12,7 +12,8 @@ export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'like' | 'ilike' 
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '%' | '||'
 
 export type HogQLExpr =
-  | { kind: 'constant'; value: HogQLConstant }
+  /** `digits`: an integer literal's exact value when a double cannot hold it (past 2^53). */
+  | { kind: 'constant'; value: HogQLConstant; digits?: string }
   /** `event`, `properties.$browser`, `e.properties['$browser']`, `person.properties.email`: names as written. */
   | { kind: 'field'; chain: string[] }
   /** `*` or `alias.*`. */

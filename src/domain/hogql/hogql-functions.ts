@@ -91,8 +91,15 @@ export function lookupFunction(name: string): HogQLFunctionName {
 }
 
 /** Checks a call's arity and parameters against the allow-list; a 400 naming the function otherwise. */
+/**
+ * Arguments of one call, variadic ones included: DuckDB nests a long argument list (concat's `||`
+ * chain) past its expression depth limit of 1,000, a parser error that was a 500 at 2,000 arguments.
+ */
+export const MAX_CALL_ARGUMENTS = 500
+
 export function checkCall(name: HogQLFunctionName, args: number, params: number | null): HogQLFunction {
   const f: HogQLFunction = HOGQL_FUNCTIONS[name]
+  if (args > MAX_CALL_ARGUMENTS) throw hogqlError(`Function "${name}" takes at most ${MAX_CALL_ARGUMENTS} arguments, got ${args}.`)
   if ((f.params ?? null) !== null && params !== f.params) throw hogqlError(`Function "${name}" takes ${f.params} parameter(s) first: ${name}(p)(x).`)
   if (f.params === undefined && params !== null) throw hogqlError(`Function "${name}" takes no parameters.`)
   if (args < f.min || args > f.max) {

@@ -1,4 +1,5 @@
 import { hogqlError } from './hogql-error.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 export type TokenType = 'ident' | 'quoted' | 'string' | 'number' | 'op' | 'placeholder' | 'eof'
 
@@ -72,7 +73,7 @@ export function tokenize(text: string): Token[] {
   return tokens
 }
 
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '0': '\0', b: '\b', f: '\f', '\\': '\\', "'": "'", '"': '"', '`': '`' }
+const ESCAPES = lookupTable<string>({ n: '\n', t: '\t', r: '\r', '0': '\0', b: '\b', f: '\f', '\\': '\\', "'": "'", '"': '"', '`': '`' })
 
 function readQuoted(text: string, start: number, quote: string): [string, number] {
   let out = ''

@@ -2,6 +2,7 @@ import type { CompareOp, HogQLConstant, HogQLExpr, HogQLSelect, IntervalUnit } f
 import { isReserved, type TokenCursor } from './hogql-cursor.ts'
 import { hogqlError } from './hogql-error.ts'
 import { checkCall, lookupFunction } from './hogql-functions.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 export interface ExprContext {
   cursor: TokenCursor
@@ -14,8 +15,8 @@ export interface ExprContext {
 }
 
 const MAX_DEPTH = 200
-const COMPARE: Record<string, CompareOp> = { '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
-const UNITS: Record<string, IntervalUnit> = {}
+const COMPARE = lookupTable<CompareOp>({ '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '<=': '<=', '>': '>', '>=': '>=' })
+const UNITS = Object.create(null) as Record<string, IntervalUnit | undefined>
 for (const u of ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const) {
   UNITS[u] = u
   UNITS[`${u}s`] = u
@@ -100,7 +101,8 @@ function parseMultiplicative(ctx: ExprContext): HogQLExpr {
 function parseUnary(ctx: ExprContext): HogQLExpr {
   if (ctx.cursor.acceptOp('-')) {
     const arg = parseUnary(ctx)
-    return arg.kind === 'constant' && typeof arg.value === 'number' ? { kind: 'constant', value: -arg.value } : { kind: 'negate', arg }
+    if (arg.kind !== 'constant' || typeof arg.value !== 'number') return { kind: 'negate', arg }
+    return arg.digits === undefined ? { kind: 'constant', value: -arg.value } : { kind: 'constant', value: -arg.value, digits: (-BigInt(arg.digits)).toString() }
   }
   if (ctx.cursor.acceptOp('+')) return parseUnary(ctx)
   const expr = parsePrimary(ctx)
@@ -115,6 +117,10 @@ function parsePrimary(ctx: ExprContext): HogQLExpr {
   if (t.type === 'number' || t.type === 'string' || t.type === 'placeholder') {
     c.next()
     const value = t.type === 'number' ? parseNumber(t.value) : t.type === 'string' ? t.value : placeholderValue(ctx, t.value)
+    // An integer past 2^53 keeps its exact digits: 9223372036854775807 is Int64's maximum, not 2^63.
+    if (t.type === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) && /^(0x[0-9a-f]+|\d+)$/i.test(t.value)) {
+      return { kind: 'constant', value, digits: BigInt(t.value).toString() }
+    }
     return { kind: 'constant', value }
   }
   if (c.acceptOp('*')) return { kind: 'star', table: null }

@@ -1,6 +1,8 @@
 import { validationError } from '../../shared/errors.ts'
 import { readArray, readInteger, readNode, readText, type Node } from './query-fields.ts'
+import { hogqlWhereExpr } from './hogql-where.ts'
 import { col, type Expr } from './query-plan.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 /** A column of an EventsQuery: what the client asked for and how it is computed. */
 export type EventsColumn =
@@ -14,6 +16,8 @@ export interface EventsQuery {
   actionId: number | null
   personId: string | null
   properties: unknown[]
+  /** HogQL `where` entries, each a row filter (AND-ed). */
+  where: Expr[]
   after: string | null
   before: string | null
   orderBy: Array<{ column: EventsColumn; desc: boolean }>
@@ -22,12 +26,12 @@ export interface EventsQuery {
 }
 
 /** Columns of the events table a select may name, with PostHog's HogQL type names. */
-const EVENT_FIELDS: Record<string, string> = {
+const EVENT_FIELDS = lookupTable<string>({
   uuid: 'UUID', event: 'String', distinct_id: 'String', timestamp: "DateTime64(6, 'UTC')", created_at: "DateTime64(6, 'UTC')",
   elements_chain: 'String', properties: 'String',
-}
+})
 const PROPERTY = /^(person\.)?properties\.(?:([A-Za-z_$][\w$]*)|`([^`]+)`|"([^"]+)")$/
-const AGGREGATES: Record<string, Expr> = {
+const AGGREGATES = lookupTable<Expr>({
   'count()': { op: 'aggregate', fn: 'count' },
   'count(*)': { op: 'aggregate', fn: 'count' },
   'uniq(distinct_id)': { op: 'aggregate', fn: 'uniq', arg: col('distinct_id') },
@@ -35,7 +39,7 @@ const AGGREGATES: Record<string, Expr> = {
   'count(distinct person_id)': { op: 'aggregate', fn: 'uniq', arg: { op: 'person_id' } },
   'min(timestamp)': { op: 'aggregate', fn: 'min', arg: col('timestamp') },
   'max(timestamp)': { op: 'aggregate', fn: 'max', arg: col('timestamp') },
-}
+})
 
 /**
  * One select entry. EventsQuery's select is HogQL text; this reader takes the forms PostHog's events
@@ -62,8 +66,7 @@ export function readEventsColumn(v: unknown, attr: string): EventsColumn {
 export function readEventsQuery(node: Node, attr = 'query'): EventsQuery {
   const select = readArray(node.select, `${attr}.select`).map((s, i) => readEventsColumn(s, `${attr}.select.${i}`))
   if (select.length === 0) throw validationError(`${attr}.select`, 'At least one column is required.', 'required')
-  const where = readArray(node.where, `${attr}.where`, { optional: true })
-  if (where.length > 0) throw validationError(`${attr}.where`, 'HogQL where clauses are not supported by EventsQuery here: use properties filters or a HogQLQuery.', 'invalid_input')
+  const where = readArray(node.where, `${attr}.where`, { optional: true }).map((w, i) => hogqlWhereExpr(readText(w, `${attr}.where.${i}`)!, `${attr}.where.${i}`))
   const orderBy = readArray(node.orderBy, `${attr}.orderBy`, { optional: true }).map((o, i) => {
     const text = readText(o, `${attr}.orderBy.${i}`)!.trim()
     const m = /^(.*?)(?:\s+(ASC|DESC))?$/i.exec(text)!
@@ -79,6 +82,7 @@ export function readEventsQuery(node: Node, attr = 'query'): EventsQuery {
     actionId: readInteger(node.actionId, `${attr}.actionId`, { min: 1 }) ?? null,
     personId: readText(node.personId, `${attr}.personId`, { nullable: true }) ?? null,
     properties,
+    where,
     after: readText(node.after, `${attr}.after`, { nullable: true }) ?? null,
     before: readText(node.before, `${attr}.before`, { nullable: true }) ?? null,
     orderBy,

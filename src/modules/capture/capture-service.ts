@@ -4,7 +4,7 @@ import type { ProjectService } from '../projects/project-service.ts'
 import { resolvePublicProject } from '../projects/resolve-public-project.ts'
 import { AppError } from '../../shared/errors.ts'
 import { crashPoint } from '../../shared/crash-points.ts'
-import type { RandomBytes } from '../../domain/events/index.ts'
+import type { CaptureLimits, RandomBytes } from '../../domain/events/index.ts'
 import { joinQueuedLines, pooledRandomBytes, transformCaptureRequest, type CaptureTransformInput, type CaptureTransformOutput } from './capture-transform.ts'
 
 /** A capture request as the routes read it: the raw body and what decoding it needs. */
@@ -20,6 +20,8 @@ export interface CaptureDeps {
   queue: EventQueue
   counters: IngestionCounters
   randomBytes?: RandomBytes
+  /** Events per request, keys and elements per event (default DEFAULT_CAPTURE_LIMITS). */
+  limits?: CaptureLimits
   /** `Retry-After` (seconds) of the 503 answered when the queue cannot write or is full (default 5). */
   retryAfterSeconds?: number
 }
@@ -50,7 +52,8 @@ export function createCaptureService(deps: CaptureDeps) {
       offload = o
     },
 
-    async capture(req: CaptureRequest): Promise<CaptureResult> {
+    async capture(request: CaptureRequest): Promise<CaptureResult> {
+      const req = deps.limits ? { ...request, limits: deps.limits } : request
       const out = offload !== null && requestBytes(req) >= offload.minBytes ? await offload.run(req) : transformCaptureRequest(req, randomBytes)
       crashPoint('capture.body-received')
       const project = await resolvePublicProject(deps.projects, out.token, out.projectIdHint)

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto'
 import {
-  decodeCaptureBody, extractEvents, normaliseEvent, type CaptureBodyInput, type RandomBytes,
+  checkCaptureLimits, decodeCaptureBody, DEFAULT_CAPTURE_LIMITS, extractEvents, normaliseEvent, type CaptureBodyInput, type CaptureLimits, type RandomBytes,
 } from '../../domain/events/index.ts'
 import { encodeQueuedEventParts } from '../../ingestion/queued-event.ts'
 
@@ -13,6 +13,8 @@ export interface CaptureTransformInput {
   ip: string | null
   /** Receive time (ms since epoch): the clock-skew reference and every event's `created_at`. */
   nowMs: number
+  /** Events per request, keys and elements per event (default DEFAULT_CAPTURE_LIMITS): past one, a 413. */
+  limits?: CaptureLimits
 }
 
 /**
@@ -34,12 +36,14 @@ export interface CaptureTransformOutput {
  * Decode (gzip/lz64/base64/form, JSON, text cleaning), extract and normalise a capture request and
  * encode its events: the CPU-heavy part of capture, pure (time and randomness from the input and
  * `randomBytes`), so it runs on the event loop or in a decode thread alike. Throws AppError as
- * decodeCaptureBody/extractEvents do (400 `invalid_payload`, 413 `payload_too_large`...).
+ * decodeCaptureBody/extractEvents/checkCaptureLimits do (400 `invalid_payload`, 413 `payload_too_large`...).
  */
 export function transformCaptureRequest(input: CaptureTransformInput, randomBytes: RandomBytes): CaptureTransformOutput {
   const { payload, form } = decodeCaptureBody(input.body)
   const query = input.body.query ?? {}
   const extracted = extractEvents({ payload, form, query, method: input.body.method, isEngage: input.isEngage })
+  // Before any per-event work: a request over a count limit costs at most the limit's steps.
+  checkCaptureLimits(extracted.events, input.limits ?? DEFAULT_CAPTURE_LIMITS)
   const top = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null
   const ctx = { now: new Date(input.nowMs), sentAt: extracted.sentAt, ip: input.ip, randomBytes, ownsRaw: true }
   const heads: string[] = []

@@ -1,4 +1,5 @@
 import type { DashboardTemplate, TemplateTile } from './dashboard-types.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 /**
  * Built-in templates for `use_template`. PostHog keeps `DEFAULT_APP` (its "Product analytics" starter)
@@ -71,9 +72,9 @@ const WEBSITE_TRAFFIC: DashboardTemplate = {
   ],
 }
 
-const BUILT_IN: Record<string, DashboardTemplate> = { DEFAULT_APP: PRODUCT_ANALYTICS, WEBSITE_TRAFFIC }
+const BUILT_IN = lookupTable<DashboardTemplate>({ DEFAULT_APP: PRODUCT_ANALYTICS, WEBSITE_TRAFFIC })
 
 /** The built-in template named by key (`DEFAULT_APP`) or by its template name (`Product analytics`). */
 export function findBuiltInTemplate(key: string): DashboardTemplate | null {
-  return BUILT_IN[key] ?? Object.values(BUILT_IN).find((t) => t.template_name === key) ?? null
+  return BUILT_IN[key] ?? Object.values(BUILT_IN).find((t) => t?.template_name === key) ?? null
 }

@@ -45,6 +45,11 @@ const FILTERED_CACHE_SIZE = 1000
 export function createInsightResults(store: InsightStore, queries: QueryService, now: () => Date = () => new Date()) {
   const filtered = new Map<string, InsightCache>()
   return {
+    /** Throws a 400 for an insight query whose kind Tally does not compute (`constructor`, a typo...). */
+    checkQuery(query: unknown): void {
+      queries.checkKind(query)
+    },
+
     /**
      * The insight's result; with `filters` (a dashboard's, for a tile) the query they give, whose
      * result is cached apart from the insight's own. `userId`: who asks, whose query concurrency a

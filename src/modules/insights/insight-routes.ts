@@ -38,6 +38,7 @@ export async function insightRoutes(app: FastifyInstance, opts: { insights: Insi
   })
   addRoute(app, 'POST', base, async (req, reply) => {
     const { input, dashboards } = parseInsightBody(readBody(req.body))
+    if (input.query) results.checkQuery(input.query)
     const created = await insights.create(req.project, req.user, input, dashboards)
     return reply.code(201).send(toInsightJson(created))
   })
@@ -49,6 +50,7 @@ export async function insightRoutes(app: FastifyInstance, opts: { insights: Insi
     const body = readBody(req.body)
     const id = pathId(req)
     const { input, dashboards } = parseInsightBody(body)
+    if (input.query) results.checkQuery(input.query)
     const restoreOnly = Object.keys(body).filter((k) => k !== 'personal_api_key').length === 1 && input.deleted === false
     return withResult(req, await insights.update(req.project, id, input, dashboards, restoreOnly))
   })

@@ -8,8 +8,8 @@ import type { Project } from '../projects/project-types.ts'
 import type { Person } from '../persons/person-types.ts'
 import type { ActorGroup, QueryContext, QueryNode, QueryResult, QueryRunner } from './query-context.ts'
 import type { QueryEngine } from './query-engine.ts'
-import { createQueryAdmission, type QueryAdmissionLimits } from './query-admission.ts'
 import type { QueryKind } from './query-kinds.ts'
+import { createQueryAdmission, type QueryAdmissionLimits } from './query-admission.ts'
 
 export interface QueryLimits extends QueryAdmissionLimits {
   /** Per statement, in the event store (interrupted past it). */
@@ -65,6 +65,17 @@ export function queryCacheKey(projectId: number, node: QueryNode, timeZone: stri
   return `cache_${createHash('sha256').update(JSON.stringify([projectId, timeZone, node])).digest('hex').slice(0, 32)}`
 }
 
+/** The kind's field path: `query.kind`, or `query.source.kind` inside a wrapper. */
+function kindPath(query: unknown, attr: string): string {
+  let path = attr
+  let node = query as { kind?: unknown; source?: unknown }
+  for (let depth = 0; typeof node.kind === 'string' && WRAPPERS.has(node.kind) && depth < 3; depth++) {
+    path = `${path}.source`
+    node = node.source as typeof node
+  }
+  return `${path}.kind`
+}
+
 /**
  * Runs PostHog queries: dispatch by `kind` to the runners, with concurrency limited per user, per
  * project and per process and a rate per user (429 past them, query-admission.ts), and each
@@ -73,6 +84,8 @@ export function queryCacheKey(projectId: number, node: QueryNode, timeZone: stri
 export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLookups; limits: QueryLimits; kinds: ReadonlyMap<string, QueryKind>; clock?: Clock }) {
   const { engine, lookups, limits, kinds } = deps
   const clock = deps.clock ?? systemClock
+  const unknownKind = (query: unknown, attr: string, kind: string) =>
+    validationError(kindPath(query, attr), `Unknown query kind "${kind}" (known: ${[...kinds.keys()].join(', ')}).`, 'invalid_choice')
   const admission = createQueryAdmission(limits, clock)
 
   function contextFor(project: Project, signal: AbortSignal | undefined): QueryContext {
@@ -111,6 +124,12 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
       return queryCacheKey(project.id, unwrapQuery(query).node, project.timezone || 'UTC')
     },
 
+    /** Throws the 400 `run` would for a query whose kind (its wrapper unwrapped) is not one Tally computes. */
+    checkKind(query: unknown, attr = 'query'): void {
+      const { kind } = unwrapQuery(query, attr)
+      if (!kinds.has(kind)) throw unknownKind(query, attr, kind)
+    },
+
     /**
      * Computes a query (or a wrapper's source) now; the answer carries PostHog's envelope. `userId`:
      * who asks (their concurrency limit applies); `rateLimited`: counts against their rate (the query API).
@@ -119,7 +138,7 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
       const { node, kind } = unwrapQuery(query)
       // A Map: only registered kinds resolve (never `constructor` or `__proto__` of an object's prototype).
       const runner = kinds.get(kind)?.run
-      if (!runner) throw validationError('query.kind', `Unknown query kind "${kind}" (known: ${[...kinds.keys()].join(', ')}).`, 'invalid_choice')
+      if (!runner) throw unknownKind(query, 'query', kind)
       const release = admission.admit({ projectId: project.id, userId: opts.userId ?? null, rateLimited: opts.rateLimited })
       try {
         const ctx = contextFor(project, opts.signal)

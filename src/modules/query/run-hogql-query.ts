@@ -4,16 +4,17 @@ import { printSelect } from '../../domain/hogql/print-hogql.ts'
 import { formatInZone } from '../../domain/query/zoned-time.ts'
 import { validationError } from '../../shared/errors.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 /** PostHog's rows for a query without LIMIT, and the most any LIMIT may ask for (`posthog/hogql/constants.py`). */
 export const HOGQL_DEFAULT_LIMIT = 100
 export const HOGQL_MAX_LIMIT = 50_000
 
 /** DuckDB's type names as the ClickHouse names PostHog's `types` carry. */
-const TYPE_NAMES: Record<string, string> = {
+const TYPE_NAMES = lookupTable<string>({
   VARCHAR: 'String', BIGINT: 'Int64', INTEGER: 'Int32', SMALLINT: 'Int16', TINYINT: 'Int8', HUGEINT: 'Int128', UBIGINT: 'UInt64',
   DOUBLE: 'Float64', FLOAT: 'Float32', BOOLEAN: 'Bool', DATE: 'Date', UUID: 'UUID', NULL: 'Nullable(Nothing)', '"NULL"': 'Nullable(Nothing)',
-}
+})
 
 /**
  * `HogQLQuery`: SQL in PostHog's dialect, parsed into a tree (anything outside the supported SELECT

@@ -5,13 +5,14 @@ import { runHogQLOnDuckDb } from './hogql/run-hogql-on-duckdb.ts'
 import type { Plan } from '../../domain/query/query-plan.ts'
 import { compilePlan } from '../event-sql/compile-plan.ts'
 import { duckDbEventDialect } from './duckdb-event-dialect.ts'
+import { queryErrorOf } from './duckdb-query-errors.ts'
 
 /**
  * Query runners' statements on a small pool of DuckDB connections of their own (never the
  * ingestion writer's). A statement past its time limit, or whose client went away, is interrupted
  * in DuckDB (`connection.interrupt()`), which frees the connection for the next one.
  */
-export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>, opts: { poolSize: number }): QueryEngine {
+export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>, engineOpts: { poolSize: number; memoryLimit?: string | null }): QueryEngine {
   const idle: DuckDBConnection[] = []
   const waiting: Array<(c: DuckDBConnection) => void> = []
   let opened = 0
@@ -19,7 +20,7 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
   async function acquire(): Promise<DuckDBConnection> {
     const free = idle.pop()
     if (free) return free
-    if (opened < opts.poolSize) {
+    if (opened < engineOpts.poolSize) {
       opened++
       try {
         const c = await connect()
@@ -57,13 +58,13 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
       const types = reader.columnTypes().map((t) => t.toString())
       const rows = reader.getRowObjectsJS().map(toPlainRow)
       if (rows.length > guards.maxRows) {
-        throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows: narrow it (date range, breakdown limit, LIMIT).`, 'query')
+        throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows (TALLY_QUERY_MAX_ROWS): narrow it (date range, breakdown limit, LIMIT).`, 'query', { subCode: 'query_row_limit' })
       }
       return { columns, types, rows }
     } catch (err) {
       if (timedOut) throw new AppError('query_timeout', `The query ran longer than ${guards.timeoutMs / 1000} s and was stopped.`, 'query')
       if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
-      throw err
+      throw queryErrorOf(err, { memoryLimit: engineOpts.memoryLimit }) ?? err
     } finally {
       clearTimeout(timer)
       guards.signal?.removeEventListener('abort', interrupt)

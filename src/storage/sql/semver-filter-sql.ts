@@ -1,6 +1,7 @@
 import { toPropertyString } from '../../domain/properties/property-string.ts'
 import { caretRange, parseSemver, tildeRange, wildcardRange, type SemVer, type SemverRange } from '../../domain/properties/semver.ts'
 import type { ValueSqlDialect } from './value-sql-dialect.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 // What JS's String.prototype.trim removes (white space and line terminators); `normalize` in semver.ts trims so.
 const JS_WHITE_SPACE = String.fromCodePoint(
@@ -17,9 +18,9 @@ const CORE_WIDTH = MAX_SAFE.length
 const LENGTH_WIDTH = 10
 
 type Comparison = '=' | '<>' | '<' | '<=' | '>' | '>='
-const COMPARISONS: Readonly<Record<string, Comparison>> = {
+const COMPARISONS = lookupTable<Comparison>({
   semver_eq: '=', semver_neq: '<>', semver_gt: '>', semver_gte: '>=', semver_lt: '<', semver_lte: '<=',
-}
+})
 
 /**
  * A `semver_*` filter as a SQL condition on a present value's string form `text`, with the domain's

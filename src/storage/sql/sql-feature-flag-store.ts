@@ -5,6 +5,7 @@ import type { SqlClient } from './sql-client.ts'
 import { cannotBeStored, refuseNul, toPgJson } from './sql-text.ts'
 import { toUserRef, userRefColumns } from './sql-user-ref.ts'
 import { selectPage } from './sql-page.ts'
+import { lookupTable } from '../../shared/lookup-table.ts'
 
 const SELECT = `SELECT f.*, ${userRefColumns('c')}, ${userRefColumns('m', 'lm_')}
   FROM feature_flags f LEFT JOIN users c ON c.id = f.created_by LEFT JOIN users m ON m.id = f.last_modified_by`
@@ -37,7 +38,7 @@ function writeParams(f: FeatureFlagWrite): unknown[] {
   return [f.key, f.name, toPgJson(f.filters), f.active, f.deleted, f.ensureExperienceContinuity, toPgJson(f.tags), f.evaluationRuntime]
 }
 
-const ORDER_COLUMNS: Record<string, string> = { key: 'f.key', name: 'f.name', created_at: 'f.created_at', updated_at: 'f.updated_at' }
+const ORDER_COLUMNS = lookupTable({ key: 'f.key', name: 'f.name', created_at: 'f.created_at', updated_at: 'f.updated_at' })
 const VARIANTS = `(CASE WHEN jsonb_typeof(f.filters->'multivariate'->'variants') = 'array'
   THEN jsonb_array_length(f.filters->'multivariate'->'variants') ELSE 0 END)`
 

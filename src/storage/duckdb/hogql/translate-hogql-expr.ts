@@ -8,9 +8,22 @@ const INTERVAL_FN: Record<IntervalUnit, string> = {
   second: 'to_seconds', minute: 'to_minutes', hour: 'to_hours', day: 'to_days', week: 'to_weeks', month: 'to_months', quarter: 'to_quarters', year: 'to_years',
 }
 
-/** A constant as a bound, typed parameter (client values never enter the SQL text). */
-export function constantSql(value: string | number | boolean | null, scope: ExprScope): Typed {
+const INT64_MAX = 2n ** 63n - 1n
+const INT128_MAX = 2n ** 127n - 1n
+
+/**
+ * A constant as a bound, typed parameter (client values never enter the SQL text). An integer
+ * literal past 2^53 (`digits`) is bound as its text and cast: BIGINT when Int64 holds it (so
+ * `9223372036854775807 + 1` overflows in DuckDB, a 400, as Int64 arithmetic does), HUGEINT past it,
+ * DOUBLE past that. A JS number there would be rounded, and bound as an integer out of Int64's range.
+ */
+export function constantSql(value: string | number | boolean | null, scope: ExprScope, digits?: string): Typed {
   if (value === null) return { sql: 'NULL', type: 'null' }
+  if (digits !== undefined) {
+    const n = BigInt(digits)
+    const abs = n < 0n ? -n : n
+    return { sql: `${scope.params.add(digits)}::${abs <= INT64_MAX ? 'BIGINT' : abs <= INT128_MAX ? 'HUGEINT' : 'DOUBLE'}`, type: 'number' }
+  }
   if (typeof value === 'boolean') return { sql: `${scope.params.add(value)}::BOOLEAN`, type: 'bool' }
   if (typeof value === 'number') return { sql: `${scope.params.add(value)}::${Number.isSafeInteger(value) ? 'BIGINT' : 'DOUBLE'}`, type: 'number' }
   return { sql: `${scope.params.add(value)}::VARCHAR`, type: 'string', text: value }
@@ -21,7 +34,7 @@ export function translateExpr(e: HogQLExpr, scope: ExprScope): Typed {
   const x = (a: HogQLExpr) => translateExpr(a, scope)
   switch (e.kind) {
     case 'constant':
-      return constantSql(e.value, scope)
+      return constantSql(e.value, scope, e.digits)
     case 'field':
       return scope.field(e.chain)
     case 'star':
