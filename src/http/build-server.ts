@@ -105,6 +105,12 @@ export interface ServerOptions {
   webApp?: WebAppOptions
   /** Session replay's routes (`/s/` public, session_recordings private), registered in each scope. */
   replay?: { publicRoutes(scope: FastifyInstance): Promise<void>; privateRoutes(scope: FastifyInstance): Promise<void> }
+  /**
+   * The process's roles (default all): `capture` registers the public scope (capture, /decide,
+   * /flags, remote config, SDK assets), `api` sign-in, the private API, the query API and the web app.
+   * `/_health`, `/_ready` and `/_metrics` answer in every role.
+   */
+  roles?: ReadonlySet<string>
 }
 
 /**
@@ -154,7 +160,8 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
 
   await app.register(healthRoutes, { isReady: opts.isReady, readiness: opts.readiness })
 
-  await app.register(async (publicScope) => {
+  const roles = opts.roles ?? new Set(['capture', 'api'])
+  if (roles.has('capture')) await app.register(async (publicScope) => {
     // Public routes (capture, decide) register here with their own body parsing.
     await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes, decode: opts.limits && { threads: opts.limits.captureDecodeThreads, minBytes: opts.limits.captureDecodeMinBytes } })
     const { decide, projects, flagDefinitions: definitions } = services
@@ -163,6 +170,8 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
     if (opts.replay) await publicScope.register(opts.replay.publicRoutes)
   })
+
+  if (!roles.has('api')) return app
 
   // Sign-in, sign-out, set-up and sign-up: JSON bodies, no authentication.
   await app.register(accountRoutes, { auth: services.auth, members: services.members })

@@ -20,6 +20,8 @@ export interface ProjectSettingsInput {
   sdk?: Partial<Record<SdkSettingKey, boolean | null>>
   /** PostHog's `slack_incoming_webhook`; null clears it. */
   slackIncomingWebhook?: string | null
+  /** null keeps events forever. */
+  eventRetentionDays?: number | null
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */
