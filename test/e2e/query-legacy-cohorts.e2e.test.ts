@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, test, type TestContext } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { test } from 'node:test'
 import { privateApi } from '../helpers/private-api.ts'
-import { captureEvents, queryOk, type TestEvent } from '../helpers/query-data.ts'
+import { queryOk, seededApp, type TestEvent } from '../helpers/query-data.ts'
 
 // Cohorts created in PostHog's legacy `groups` form filter queries as PostHog's Cohort.properties
 // converts them: an OR of the groups; property lists (event type read as person), `{key: value}`
@@ -16,24 +15,16 @@ const events: TestEvent[] = [
 ]
 const dateRange = { date_from: '2024-06-03', date_to: '2024-06-05' }
 
-let app: TestApp
-const cleanups: Array<() => Promise<void>> = []
-before(async () => {
-  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { env: { TALLY_LOG_LEVEL: 'silent' } })
-  await captureEvents(app, events)
-})
-after(async () => {
-  for (const fn of cleanups) await fn()
-})
+const seeded = seededApp(events)
 
 async function legacyCohort(groups: unknown[]): Promise<number> {
-  const res = await privateApi(app).post('/cohorts/', { name: `legacy ${JSON.stringify(groups)}`, groups })
+  const res = await privateApi(seeded.app).post('/cohorts/', { name: `legacy ${JSON.stringify(groups)}`, groups })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().id
 }
 
 async function viewsIn(cohort: number): Promise<number[]> {
-  const body = await queryOk(app, { kind: 'TrendsQuery', dateRange, interval: 'day', series: [{ kind: 'EventsNode', event: '$pageview' }], properties: [{ key: 'id', value: cohort, type: 'cohort' }] })
+  const body = await queryOk(seeded.app, { kind: 'TrendsQuery', dateRange, interval: 'day', series: [{ kind: 'EventsNode', event: '$pageview' }], properties: [{ key: 'id', value: cohort, type: 'cohort' }] })
   return body.results[0].data
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import type { TestApp } from './test-app.ts'
+import { after, before, type TestContext } from 'node:test'
+import { buildTestApp, type TestApp } from './test-app.ts'
 
 export interface TestEvent {
   event: string
@@ -64,5 +65,27 @@ export function funnelQuery(steps: readonly string[], dateRange: Record<string, 
     dateRange,
     funnelsFilter: { funnelWindowInterval: 2, funnelWindowIntervalUnit: 'day', ...filter },
     ...extra,
+  }
+}
+
+/**
+ * One app for a whole test file (loading the data is the slow part): built and seeded with `events`
+ * (through real capture) before the file's first test, closed after its last. Read `.app` in tests.
+ */
+export function seededApp(events: readonly TestEvent[]): { readonly app: TestApp } {
+  let app: TestApp | undefined
+  const cleanups: Array<() => Promise<void>> = []
+  before(async () => {
+    app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { env: { TALLY_LOG_LEVEL: 'silent' } })
+    await captureEvents(app, events)
+  })
+  after(async () => {
+    for (const fn of cleanups) await fn()
+  })
+  return {
+    get app(): TestApp {
+      assert.ok(app, 'the seeded app is built before the first test')
+      return app
+    },
   }
 }
