@@ -78,7 +78,7 @@ async function main() {
     const queries = createQueryService({
       engine,
       lookups: { action: async () => null, cohort: async () => null, groupValues: async () => [], persons: async () => [], groups: async () => [] },
-      limits: { concurrency: 1, timeoutMs: 600_000, maxRows: 1_000_000 },
+      limits: { concurrency: 1, perProject: 1, perUser: 1, ratePerUser: 0, timeoutMs: 600_000, maxRows: 1_000_000 },
       kinds: QUERY_KINDS,
     })
     console.log(`\n| query | wall best (s) | wall median (s) | CPU median (s) | target (s) |\n|---|---|---|---|---|`)

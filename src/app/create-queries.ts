@@ -1,6 +1,7 @@
 import type { Config } from '../config/load-config.ts'
 import type { ActionService } from '../modules/actions/action-service.ts'
 import type { CohortService } from '../modules/cohorts/cohort-service.ts'
+import { cohortProperties } from '../domain/query/legacy-cohort-groups.ts'
 import { QUERY_KINDS } from '../modules/query/query-kinds.ts'
 import { createQueryService, type QueryLookups } from '../modules/query/query-service.ts'
 import { AppError, validationError } from '../shared/errors.ts'
@@ -20,7 +21,7 @@ const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'no
 export function createQueries(
   stores: Pick<Stores, 'queryEngine'>,
   deps: { actions: ActionService; cohorts: CohortService; meta: SqlClient },
-  limits: Config['query'] = { concurrency: 4, timeoutMs: 30_000, maxRows: 500_000 },
+  limits: Config['query'] = { concurrency: 4, perProject: 3, perUser: 2, ratePerUser: 240, timeoutMs: 30_000, maxRows: 500_000, threads: 1 },
 ) {
   const persons = createSqlPersonStore(deps.meta)
   const groups = createSqlGroupStore(deps.meta)
@@ -42,7 +43,7 @@ export function createQueries(
         if (personIds.length > MAX_STATIC_MEMBERS) {
           throw validationError('query.properties', `Static cohort ${id} has more than ${MAX_STATIC_MEMBERS} members: too many to filter a query by yet.`, 'invalid_input')
         }
-        return { id: c.id, name: c.name, properties: c.filters?.properties ?? null, isStatic: c.isStatic, personIds }
+        return { id: c.id, name: c.name, properties: c.isStatic ? null : cohortProperties(c.filters, c.groups), isStatic: c.isStatic, personIds }
       } catch (err) {
         if (isNotFound(err)) return null
         throw err

@@ -4,29 +4,68 @@ import type { Logger } from 'pino'
 import type { Config } from '../config/load-config.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import { createFileRecordingBlobStore } from '../storage/files/file-recording-blob-store.ts'
+import { createSqlRecordingStore } from '../storage/sql/sql-recording-store.ts'
+import type { SqlClient } from '../storage/sql/sql-client.ts'
 import { createRecordingCaptureService } from '../modules/replay/recording-capture-service.ts'
 import { recordingCaptureRoutes } from '../modules/replay/recording-capture-routes.ts'
+import { createRecordingService, type RecordingService, type SessionEventMatcher } from '../modules/replay/recording-service.ts'
+import { recordingRoutes } from '../modules/replay/recording-routes.ts'
+import { startRecordingWorker } from '../modules/replay/recording-worker.ts'
 import type { ProjectService } from '../modules/projects/project-service.ts'
+import type { PersonService } from '../modules/persons/person-service.ts'
+import type { QueryService } from '../modules/query/query-service.ts'
+import { toPersonDetailJson } from '../modules/persons/person-json.ts'
 
 /** Session replay as the composition root assembles it: its stores, worker and routes. */
 export interface Replay {
+  recordings: RecordingService
   /** Registers `/s/` in the public scope. */
   publicRoutes(scope: FastifyInstance): Promise<void>
   /** Registers the session_recordings API in the private scope. */
   privateRoutes(scope: FastifyInstance): Promise<void>
+  /** Deletes the recordings past their project's retention now (also run on a timer); returns how many. */
+  runRetention(now?: Date): Promise<number>
+  /** Resolves once every queued block summary is in the metadata store, or after `timeoutMs`. */
+  drain(timeoutMs: number): Promise<boolean>
   close(): Promise<void>
 }
 
+export interface ReplayDeps {
+  meta: SqlClient
+  projects: ProjectService
+  persons: PersonService
+  queries: QueryService
+  logger: Logger
+}
+
 /**
- * Embedded replay stores: session files under `<dataDir>/recordings/sessions`, and the recording
- * queue (block summaries between `/s/` and the metadata worker) under `<dataDir>/recordings/queue`.
+ * Embedded replay stores: session files under `<dataDir>/recordings/sessions`, the recording queue
+ * (block summaries between `/s/` and the metadata worker) under `<dataDir>/recordings/queue`, and
+ * the metadata rows in the MetaStore. The worker and the retention timer run in this process.
  */
-export async function createReplay(config: Pick<Config, 'storage' | 'replay'>, deps: { projects: ProjectService; logger: Logger }): Promise<Replay> {
+export async function createReplay(config: Pick<Config, 'storage' | 'replay'>, deps: ReplayDeps): Promise<Replay> {
+  const log = deps.logger.child({ module: 'replay' })
   const dir = path.join(config.storage.dataDir, 'recordings')
-  const queue = await openFileEventQueue({ dir: path.join(dir, 'queue'), logger: deps.logger.child({ module: 'replay-queue' }) })
+  const queue = await openFileEventQueue({ dir: path.join(dir, 'queue'), logger: log })
   const blobs = createFileRecordingBlobStore(path.join(dir, 'sessions'))
+  const store = createSqlRecordingStore(deps.meta)
   const capture = createRecordingCaptureService({ projects: deps.projects, blobs, queue })
+  const recordings = createRecordingService({ store, blobs, events: sessionEventMatcher(deps.queries) })
+  startRecordingWorker({ queue, store, logger: log })
+  deps.persons.setRecordingEraser((projectId, distinctIds) => recordings.deleteForDistinctIds(projectId, distinctIds))
+
+  const runRetention = async (now = new Date()) => {
+    const n = await recordings.deleteExpired(now)
+    if (n > 0) log.info({ deleted: n }, 'expired recordings deleted')
+    return n
+  }
+  const timer = setInterval(() => {
+    runRetention().catch((err) => log.warn({ err }, 'recording retention failed; retried on the next tick'))
+  }, config.replay.retentionCheckMs)
+  timer.unref()
+
   return {
+    recordings,
     async publicRoutes(scope) {
       await scope.register(recordingCaptureRoutes, {
         capture,
@@ -35,9 +74,38 @@ export async function createReplay(config: Pick<Config, 'storage' | 'replay'>, d
         memoryBudgetBytes: config.replay.memoryBudgetBytes,
       })
     },
-    async privateRoutes() {},
+    async privateRoutes(scope) {
+      await scope.register(recordingRoutes, {
+        recordings,
+        // A recording's distinct id may have no person (yet, or any more): then `person` is null.
+        person: async (project, uuid) => deps.persons.get(project, uuid).then(toPersonDetailJson, () => null),
+      })
+    },
+    runRetention,
+    drain: (timeoutMs) => queue.drain(timeoutMs),
     async close() {
+      clearInterval(timer)
+      deps.persons.setRecordingEraser(null)
       await queue.close()
+    },
+  }
+}
+
+/** Sessions with a matching event, from the EventStore through PostHog's EventsQuery (compiled, never text). */
+function sessionEventMatcher(queries: QueryService): SessionEventMatcher {
+  return {
+    async sessionsWithEvent(project, condition, range) {
+      const res = await queries.run(project, {
+        kind: 'EventsQuery',
+        select: ['properties.$session_id', 'count()'],
+        event: condition.event,
+        properties: condition.properties,
+        after: range.from?.toISOString() ?? '-3650d',
+        before: range.to?.toISOString() ?? null,
+        limit: 50_000,
+      })
+      const rows = (res as unknown as { results: unknown[][] }).results
+      return rows.map((r) => r[0]).filter((id): id is string => typeof id === 'string' && id !== '')
     },
   }
 }

@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import type { BootstrapInput, ProjectStore } from '../../src/modules/projects/project-store.ts'
 import { apart, assertRefusedField, rejection } from './builders.ts'
 import type { Open } from './sql-harness.ts'
+import { DEFAULT_SDK_SETTINGS } from '../../src/modules/projects/project-settings.ts'
 
 function aBootstrap(over: Partial<BootstrapInput> = {}): BootstrapInput {
   return {
@@ -82,6 +83,19 @@ export function projectStoreContract(name: string, open: Open<ProjectStore>): vo
     const dup = await rejection(port.createProject({ organizationId: organization.id, name: 'Dup', apiToken: 'phc_token_2' }))
     assert.equal(dup.code, '23505')
     assert.equal((await port.listProjects()).length, 2)
+  })
+
+  test(`${name} projects: SDK settings start at PostHog's defaults, change only where named, and are read back by id`, async (t) => {
+    const { port, close } = await open()
+    t.after(close)
+    const { project } = await port.bootstrap(aBootstrap())
+    assert.deepEqual(project.settings, DEFAULT_SDK_SETTINGS)
+    const updated = await port.updateSettings(project.id, { sdk: { heatmaps_opt_in: true, capture_performance_opt_in: null } })
+    assert.deepEqual(updated.settings, { ...DEFAULT_SDK_SETTINGS, heatmaps_opt_in: true, capture_performance_opt_in: null })
+    assert.equal(updated.name, 'Default')
+    assert.deepEqual((await port.findProjectById(project.id))?.settings, updated.settings)
+    assert.equal(await port.findProjectById(project.id + 1000), null)
+    assert.deepEqual(await port.projectsWithEvents([project.id, project.id + 1000]), new Set())
   })
 
   test(`${name} projects: users see only the projects they are members of`, async (t) => {

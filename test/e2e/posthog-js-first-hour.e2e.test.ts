@@ -56,3 +56,55 @@ test('posthog-js getSurveys() and loadToolbar() against Tally leave no error in 
   assert.deepEqual(seen.fromTally.filter((r) => !/^(200|204) /.test(r)), [])
   assert.deepEqual(seen.errors, [])
 })
+
+/** A page with posthog-js (`/posthog.js`) that throws an uncaught error once the SDK has its remote config. */
+function throwingPage(projectKey: string, tally: string): string {
+  return `<!doctype html><html><body><script src="/posthog.js"></script>
+<script>
+  posthog.init(${JSON.stringify(projectKey)}, { api_host: ${JSON.stringify(tally)}, persistence: 'memory',
+    disable_session_recording: true, request_queue_config: { flush_interval_ms: 250 },
+    opt_out_useragent_filter: true }) // headless Chromium's user agent reads as a bot to posthog-js 1.449
+  setTimeout(() => { throw new Error('checkout exploded') }, 1500)
+  setTimeout(() => posthog.capture('after the error'), 2000)
+</script></body></html>`
+}
+
+async function optInExceptions(app: TestApp) {
+  const res = await app.http.inject({ method: 'PATCH', url: `/api/projects/${app.projectId}/`, headers: app.auth, payload: { autocapture_exceptions_opt_in: true } })
+  assert.equal(res.statusCode, 200, res.body)
+}
+
+// posthog-js 1.100 (an npm alias of the old release) has no init option for it: only /decide's config turns it on.
+for (const [label, bundle] of [['1.100', 'posthog-js-1-100/dist/array.full.js'], ['installed', undefined]] as const) {
+  test(`posthog-js ${label}: exception autocapture follows the project's autocapture_exceptions_opt_in`, { skip }, async (t) => {
+    for (const optIn of [false, true]) {
+      const app = await buildTestApp(t)
+      if (optIn) await optInExceptions(app)
+      const tally = await listen(app)
+      const site = await servePage(t, throwingPage(app.projectKey, tally), bundle)
+      const browser = await launchBrowser(t, NOT_A_BOT)
+      const tab = await browser.newPage()
+      const seen = watch(tab, tally)
+      tab.on('console', (m) => process.env.DEBUG_BROWSER && console.log('console:', m.type(), m.text()))
+      await tab.goto(site)
+      const events = await eventually(async () => {
+        const res = await app.http.inject({ url: `/api/projects/${app.projectId}/events/?limit=100`, headers: app.auth })
+        const all = res.json().results as Array<{ event: string; properties: Record<string, unknown> }>
+        return all.some((e) => e.event === 'after the error') && all
+      })
+      const exceptions = events.filter((e) => e.event === '$exception')
+      if (!optIn) {
+        assert.equal(exceptions.length, 0, 'no $exception without the setting')
+        continue
+      }
+      await eventually(async () => {
+        const res = await app.http.inject({ url: `/api/projects/${app.projectId}/events/?event=%24exception`, headers: app.auth })
+        return res.json().results.length > 0
+      })
+      const res = await app.http.inject({ url: `/api/projects/${app.projectId}/events/?event=%24exception`, headers: app.auth })
+      assert.match(JSON.stringify(res.json().results[0].properties), /checkout exploded/)
+      assert.deepEqual(seen.fromTally.filter((r) => !/^(200|204) /.test(r)), [])
+      assert.deepEqual(seen.errors.filter((e) => !e.includes('checkout exploded')), [], 'only the page\'s own error')
+    }
+  })
+}

@@ -56,12 +56,35 @@ testOnEachEngine('EventsQuery: selected columns, *, person, filters, aggregates,
   assert.ok(byPerson.results.some((r: unknown[]) => r[0] === 'u0@example.com'))
 })
 
+test('EventsQuery with HogQL where clauses: each entry a row filter, AND-ed, as PostHog\'s events table sends them', async (t) => {
+  const app = await buildTestApp(t)
+  await captureEvents(app, events)
+  const count = async (where: string[]) => (await queryOk(app, { kind: 'EventsQuery', select: ['count()'], where })).results[0][0]
+  const expected = (keep: (e: TestEvent) => boolean) => events.filter(keep).length
+  const props = (e: TestEvent) => e.properties as Record<string, unknown>
+
+  assert.equal(await count(["event = 'signup'", "properties.$browser = 'Chrome'"]), expected((e) => e.event === 'signup' && props(e).$browser === 'Chrome'))
+  assert.equal(await count(['properties.n > 20']), expected((e) => Number(props(e).n) > 20), 'a number compares as a number, not as text')
+  assert.equal(await count(["properties.$browser IN ('Safari', 'Opera') AND NOT distinct_id = 'user-0'"]), expected((e) => props(e).$browser === 'Safari' && e.distinct_id !== 'user-0'))
+  assert.equal(await count(["timestamp >= '2024-06-01 12:00:00'", "timestamp < '2024-06-02'"]), expected((e) => e.timestamp >= '2024-06-01T12:00:00' && e.timestamp < '2024-06-02'))
+  assert.equal(await count(['properties.n BETWEEN 3 AND 5 OR properties.missing IS NOT NULL']), 3)
+  assert.equal(await count(["person.properties.email = 'u0@example.com'"]), expected((e) => e.distinct_id === 'user-0'))
+  assert.equal(await count(['1 = 1']), events.length)
+  assert.equal(await count(["1 = 'a'"]), 0, 'constants of two types compare, never a failing cast')
+  const rows = await queryOk(app, { kind: 'EventsQuery', select: ['event', 'properties.n'], where: ["event = 'signup'"], orderBy: ['timestamp ASC'], limit: 2 })
+  assert.deepEqual(rows.results, [['signup', '0'], ['signup', '3']])
+})
+
 testOnEachEngine('EventsQuery refuses what it cannot read, naming the entry', async (t, engine) => {
   const app = await buildTestApp(t, { engine })
   const cases: Array<[unknown, string]> = [
     [{ kind: 'EventsQuery', select: ['event', 'arrayJoin(x)'] }, 'query.select.1'],
     [{ kind: 'EventsQuery', select: [] }, 'query.select'],
-    [{ kind: 'EventsQuery', select: ['event'], where: ['1 = 1'] }, 'query.where'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["event = 'signup'", 'arrayJoin(x) = 1'] }, 'query.where.1'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ['nosuchfield = 1'] }, 'query.where.0'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["1 = 'a' AND properties.n = 'x'", 'properties.n > 1 + 1'] }, 'query.where.1'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["event = 'a' ORDER BY event"] }, 'query.where.0'],
+    [{ kind: 'EventsQuery', select: ['event'], where: ["timestamp > 'soon'"] }, 'query.where.0'],
     [{ kind: 'EventsQuery', select: ['event'], limit: 0 }, 'query.limit'],
     [{ kind: 'EventsQuery', select: ['*', 'count()'] }, 'query.select.0'],
     [{ kind: 'EventsQuery', select: ['event'], after: 'yesterday-ish' }, 'query.after'],

@@ -25,11 +25,12 @@ export async function launchBrowser(t: TestContext, extraArgs: string[] = []): P
 
 /**
  * Serves one HTML page at `/` and posthog-js's browser bundle at `/posthog.js` on a loopback port,
- * so the page's origin differs from Tally's (real CORS).
+ * so the page's origin differs from Tally's (real CORS). `bundle` names another installed bundle
+ * (e.g. an older posthog-js under an npm alias).
  */
-export async function servePage(t: TestContext, html: string): Promise<string> {
+export async function servePage(t: TestContext, html: string, bundlePath = 'posthog-js/dist/array.full.js'): Promise<string> {
   const require = createRequire(import.meta.url)
-  const bundle = readFileSync(require.resolve('posthog-js/dist/array.full.js'))
+  const bundle = readFileSync(require.resolve(bundlePath))
   const server = http.createServer((req, res) => {
     if (req.url === '/posthog.js') {
       res.writeHead(200, { 'content-type': 'application/javascript' }).end(bundle)

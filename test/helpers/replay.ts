@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { gunzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import type { TestApp } from './test-app.ts'
 
 /** A rrweb event as posthog-js records it (only the fields the tests need). */
@@ -49,4 +49,19 @@ export async function readSessionFile(app: TestApp, sessionId: string): Promise<
   const file = path.join(app.dataDir, 'recordings', 'sessions', String(app.projectId), `${sessionId}.rrweb`)
   const text = gunzipSync(await readFile(file)).toString('utf8')
   return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as [string, RrwebEventJson])
+}
+
+/** Posts a `/s/` batch as posthog-js does (gzip, text/plain) and checks the 200. */
+export async function postRecording(app: TestApp, sessionId: string, rrweb: RrwebEventJson[], opts: { token?: string; windowId?: string; distinctId?: string } = {}) {
+  const body = gzipSync(Buffer.from(JSON.stringify(aSnapshotBatch(opts.token ?? app.projectKey, sessionId, rrweb, opts))))
+  const res = await app.http.inject({ method: 'POST', url: '/s/', headers: { 'content-type': 'text/plain' }, payload: body })
+  if (res.statusCode !== 200) throw new Error(`/s/ answered ${res.statusCode}: ${res.body}`)
+}
+
+/** The session_recordings list of the test project (`query` as the API takes it), once the worker has caught up. */
+export async function listRecordings(app: TestApp, query: Record<string, string> = {}, headers = app.auth, projectId = app.projectId) {
+  if (!(await app.replay.drain(10_000))) throw new Error('the recording queue did not drain')
+  const res = await app.http.inject({ method: 'GET', url: `/api/projects/${projectId}/session_recordings/?${new URLSearchParams(query)}`, headers })
+  if (res.statusCode !== 200) throw new Error(`session_recordings answered ${res.statusCode}: ${res.body}`)
+  return res.json() as { results: Record<string, any>[]; has_next: boolean }
 }

@@ -16,6 +16,7 @@ const FlagsPage = lazy(() => import('./pages/feature-flags.tsx'))
 const ActionsPage = lazy(() => import('./pages/actions.tsx'))
 const CohortsPage = lazy(() => import('./pages/cohorts.tsx'))
 const SettingsPage = lazy(() => import('./pages/settings.tsx'))
+const ReplayPage = lazy(() => import('./pages/replay.tsx'))
 const SetupPage = lazy(() => import('./pages/setup.tsx'))
 const SignupPage = lazy(() => import('./pages/signup.tsx'))
 
@@ -24,6 +25,7 @@ const NAV = [
   ['/persons', 'People'],
   ['/groups', 'Groups'],
   ['/insights', 'Insights'],
+  ['/replay', 'Replay'],
   ['/dashboards', 'Dashboards'],
   ['/feature_flags', 'Feature flags'],
   ['/actions', 'Actions'],
@@ -32,6 +34,20 @@ const NAV = [
 ] as const
 
 const Loading = () => <p className="muted" role="status">Loading…</p>
+
+/** Any other address: says so, and lists what the app has (no raw 404). */
+function NotFound() {
+  const [location] = useLocation()
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>Tally has no page at <code>{location}</code>. These are the pages it has:</p>
+      <ul aria-label="Pages">
+        {NAV.map(([href, label]) => <li key={href}><Link href={href}>{label}</Link></li>)}
+      </ul>
+    </>
+  )
+}
 
 export function App() {
   return (
@@ -104,8 +120,9 @@ function Shell({ name, project }: { name: string; project: string }) {
             <Route path="/actions" component={ActionsPage} nest />
             <Route path="/cohorts" component={CohortsPage} nest />
             <Route path="/settings" component={SettingsPage} nest />
+            <Route path="/replay" component={ReplayPage} nest />
             <Route path="/"><Redirect to="/activity" /></Route>
-            <Route><h1>Page not found</h1></Route>
+            <Route component={NotFound} />
           </Switch>
         </Suspense>
       </main>

@@ -43,6 +43,16 @@ export function parseHogQL(text: string, values: Readonly<Record<string, unknown
   return query
 }
 
+/** Parses one HogQL expression (an EventsQuery `where` entry): the whole text must be the expression. */
+export function parseHogQLExpr(text: string): HogQLExpr {
+  const cursor = new TokenCursor(tokenize(text))
+  const ctx: ExprContext = { cursor, values: {}, depth: 0, parseSelect: () => parseSelect(ctx) }
+  if (cursor.peek().type === 'eof') throw hogqlError('The expression is empty.')
+  const expr = parseExpr(ctx)
+  if (cursor.peek().type !== 'eof') throw cursor.unexpected('the end of the expression')
+  return expr
+}
+
 function parseSelect(ctx: ExprContext): HogQLSelect {
   const c = ctx.cursor
   c.expectKeyword('select')

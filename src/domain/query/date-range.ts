@@ -95,7 +95,17 @@ function parseDate(text: string, now: Date, timeZone: string, attr: string): { a
 export function resolveDateRange(
   input: DateRangeInput | undefined,
   interval: Interval,
-  ctx: { now: Date; timeZone: string; earliest?: Date | null; defaultFrom?: string },
+  ctx: {
+    now: Date
+    timeZone: string
+    earliest?: Date | null
+    defaultFrom?: string
+    /**
+     * Hourly with a date-only `date_to`: end at that day's 00:00 hour, holding only events at 00:00:00
+     * exactly (PostHog's `QueryDateRange.date_to` for hourly absolute dates; used by stickiness).
+     */
+    hourlyDateOnlyEndsAtMidnight?: boolean
+  },
   attr = 'dateRange',
 ): ResolvedRange {
   const { now, timeZone } = ctx
@@ -105,14 +115,19 @@ export function resolveDateRange(
   if (fromText === 'all') from = ctx.earliest ?? now
   else from = parseDate(fromText, now, timeZone, `${attr}.date_from`).at
   let to: Date
+  let endsAtMidnight = false
   if (input?.date_to) {
     const parsed = parseDate(input.date_to, now, timeZone, `${attr}.date_to`)
     to = new Date(parsed.at.getTime() + (parsed.isDateOnly && !explicit ? 0 : 1))
-    if (parsed.isDateOnly && !explicit) to = nextBucket(startOfInterval(parsed.at, 'day', timeZone), 'day', timeZone)
+    endsAtMidnight = parsed.isDateOnly && interval === 'hour' && ctx.hourlyDateOnlyEndsAtMidnight === true
+    if (endsAtMidnight) to = new Date(startOfInterval(parsed.at, 'day', timeZone).getTime() + 1)
+    else if (parsed.isDateOnly && !explicit) to = nextBucket(startOfInterval(parsed.at, 'day', timeZone), 'day', timeZone)
   } else {
     to = new Date(now.getTime() + 1)
   }
-  if (!explicit) {
+  if (!explicit && endsAtMidnight) {
+    from = startOfInterval(from, 'hour', timeZone)
+  } else if (!explicit) {
     // Whole days (hours when hourly) at both ends, PostHog's rounding.
     from = startOfInterval(from, interval === 'hour' ? 'hour' : 'day', timeZone)
     const end = startOfInterval(new Date(to.getTime() - 1), interval === 'hour' ? 'hour' : 'day', timeZone)

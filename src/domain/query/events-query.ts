@@ -1,5 +1,6 @@
 import { validationError } from '../../shared/errors.ts'
 import { readArray, readInteger, readNode, readText, type Node } from './query-fields.ts'
+import { hogqlWhereExpr } from './hogql-where.ts'
 import { col, type Expr } from './query-plan.ts'
 import { lookupTable } from '../../shared/lookup-table.ts'
 
@@ -15,6 +16,8 @@ export interface EventsQuery {
   actionId: number | null
   personId: string | null
   properties: unknown[]
+  /** HogQL `where` entries, each a row filter (AND-ed). */
+  where: Expr[]
   after: string | null
   before: string | null
   orderBy: Array<{ column: EventsColumn; desc: boolean }>
@@ -63,8 +66,7 @@ export function readEventsColumn(v: unknown, attr: string): EventsColumn {
 export function readEventsQuery(node: Node, attr = 'query'): EventsQuery {
   const select = readArray(node.select, `${attr}.select`).map((s, i) => readEventsColumn(s, `${attr}.select.${i}`))
   if (select.length === 0) throw validationError(`${attr}.select`, 'At least one column is required.', 'required')
-  const where = readArray(node.where, `${attr}.where`, { optional: true })
-  if (where.length > 0) throw validationError(`${attr}.where`, 'HogQL where clauses are not supported by EventsQuery here: use properties filters or a HogQLQuery.', 'invalid_input')
+  const where = readArray(node.where, `${attr}.where`, { optional: true }).map((w, i) => hogqlWhereExpr(readText(w, `${attr}.where.${i}`)!, `${attr}.where.${i}`))
   const orderBy = readArray(node.orderBy, `${attr}.orderBy`, { optional: true }).map((o, i) => {
     const text = readText(o, `${attr}.orderBy.${i}`)!.trim()
     const m = /^(.*?)(?:\s+(ASC|DESC))?$/i.exec(text)!
@@ -80,6 +82,7 @@ export function readEventsQuery(node: Node, attr = 'query'): EventsQuery {
     actionId: readInteger(node.actionId, `${attr}.actionId`, { min: 1 }) ?? null,
     personId: readText(node.personId, `${attr}.personId`, { nullable: true }) ?? null,
     properties,
+    where,
     after: readText(node.after, `${attr}.after`, { nullable: true }) ?? null,
     before: readText(node.before, `${attr}.before`, { nullable: true }) ?? null,
     orderBy,

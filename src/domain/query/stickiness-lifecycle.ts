@@ -2,7 +2,7 @@ import { validationError } from '../../shared/errors.ts'
 import { bucketDay, bucketLabel, type ResolvedRange } from './date-range.ts'
 import { rangeKeys } from './bucket-keys.ts'
 import { timestampBucket } from './trends-plan.ts'
-import { readArray, readNode, type Node } from './query-fields.ts'
+import { readArray, readFlag, readNode, type Node } from './query-fields.ts'
 import { and, col, fromEvents, fromPlan, lit, timeBetween, type Expr, type Plan } from './query-plan.ts'
 import { readDateRange, readInterval, readSeries, type Series } from './trends-query.ts'
 import type { DateRangeInput, Interval } from './date-range.ts'
@@ -12,6 +12,8 @@ export interface PersonsQuery {
   interval: Interval
   dateRange: DateRangeInput | undefined
   properties: unknown
+  /** Stickiness `compareFilter.compare`: the previous period as well. */
+  compare: boolean
 }
 
 /** Reads a `StickinessQuery` or `LifecycleQuery` (series counted by persons; lifecycle takes one series). */
@@ -20,7 +22,14 @@ export function readPersonsQuery(node: Node, kind: 'StickinessQuery' | 'Lifecycl
   if (series.length === 0) throw validationError(`${attr}.series`, 'At least one series is required.', 'required')
   if (kind === 'LifecycleQuery' && series.length > 1) throw validationError(`${attr}.series`, 'A lifecycle query takes exactly one series.', 'invalid_input')
   readNode(node.stickinessFilter ?? node.lifecycleFilter, `${attr}.${kind === 'LifecycleQuery' ? 'lifecycleFilter' : 'stickinessFilter'}`, { optional: true })
-  return { series, interval: readInterval(node.interval, `${attr}.interval`), dateRange: readDateRange(node.dateRange, `${attr}.dateRange`), properties: node.properties }
+  const compareFilter = kind === 'StickinessQuery' ? readNode(node.compareFilter, `${attr}.compareFilter`, { optional: true }) : undefined
+  return {
+    series,
+    interval: readInterval(node.interval, `${attr}.interval`),
+    dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
+    properties: node.properties,
+    compare: readFlag(compareFilter?.compare, `${attr}.compareFilter.compare`),
+  }
 }
 
 const notNullPerson: Expr = { op: 'not', arg: { op: 'is_null', arg: { op: 'person_id' } } }

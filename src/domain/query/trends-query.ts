@@ -1,12 +1,18 @@
 import { validationError } from '../../shared/errors.ts'
 import { INTERVALS, type DateRangeInput, type Interval } from './date-range.ts'
 import { readArray, readChoice, readFlag, readInteger, readNode, readText, type Node } from './query-fields.ts'
+import { checkLength, QUERY_BOUNDS } from './query-bounds.ts'
 
 export const MATHS = [
   'total', 'dau', 'weekly_active', 'monthly_active', 'unique_group',
   'sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99',
 ] as const
-export type MathType = (typeof MATHS)[number]
+/**
+ * PostHog's `FunnelMathType`s beyond `total`: a step done only by the actor's first event ever of the
+ * step's event or action (`first_time_for_user`), or of the step with its filters (`..._with_filters`).
+ */
+export const FUNNEL_FIRST_TIME_MATHS = ['first_time_for_user', 'first_time_for_user_with_filters'] as const
+export type MathType = (typeof MATHS)[number] | (typeof FUNNEL_FIRST_TIME_MATHS)[number]
 export const PROPERTY_MATHS: readonly MathType[] = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99']
 
 /** Displays that show one number per series over the whole range (PostHog's aggregated displays). */
@@ -131,13 +137,24 @@ export function readBreakdown(v: unknown, attr: string): Breakdown | null {
     return { parts, multiple: true, limit, hideOther }
   }
   if (node.breakdown === undefined || node.breakdown === null) return null
-  const part = readBreakdownPart(node.breakdown, node.breakdown_type, node.breakdown_group_type_index, attr, { key: 'breakdown', type: 'breakdown_type', index: 'breakdown_group_type_index' })
+  const fields = { key: 'breakdown', type: 'breakdown_type', index: 'breakdown_group_type_index' }
+  if (Array.isArray(node.breakdown)) {
+    // A list of properties (PostHog's filter-to-query conversion writes `["$browser"]`): one is the
+    // same as the property alone; several are a multiple breakdown of parts of the same type.
+    if (node.breakdown.length === 0) return null
+    if (node.breakdown.length > 3) throw validationError(`${attr}.breakdown`, 'At most 3 breakdown properties.', 'max_length')
+    const parts = node.breakdown.map((key, i) => readBreakdownPart(key, node.breakdown_type, node.breakdown_group_type_index, attr, { ...fields, key: `breakdown.${i}` }))
+    return { parts, multiple: parts.length > 1, limit, hideOther }
+  }
+  const part = readBreakdownPart(node.breakdown, node.breakdown_type, node.breakdown_group_type_index, attr, fields)
   return { parts: [part], multiple: false, limit, hideOther }
 }
 
 /** Reads a `TrendsQuery` node; errors name the field under `query.` as PostHog's schema validation does. */
 export function readTrendsQuery(node: Node, attr = 'query'): TrendsQuery {
-  const series = readArray(node.series, `${attr}.series`).map((s, i) => readSeries(s, `${attr}.series.${i}`))
+  const rawSeries = readArray(node.series, `${attr}.series`)
+  checkLength(rawSeries, QUERY_BOUNDS.series, `${attr}.series`, 'series')
+  const series = rawSeries.map((s, i) => readSeries(s, `${attr}.series.${i}`))
   if (series.length === 0) throw validationError(`${attr}.series`, 'At least one series is required.', 'required')
   const trendsFilter = readNode(node.trendsFilter, `${attr}.trendsFilter`, { optional: true }) ?? {}
   const compareFilter = readNode(node.compareFilter, `${attr}.compareFilter`, { optional: true }) ?? {}

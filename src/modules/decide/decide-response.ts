@@ -1,6 +1,7 @@
 import type { FlagEvaluation } from '../../domain/flags/flag-types.ts'
 import type { DecideResult } from './decide-service.ts'
-import { toSessionRecordingConfig, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
+import { DEFAULT_SDK_SETTINGS, type SdkSettings } from '../projects/project-settings.ts'
+import { DEFAULT_RECORDING_SETTINGS, toSessionRecordingConfig, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 /** Where posthog-js should send events (`analytics.endpoint`). */
 export const ANALYTICS_ENDPOINT = '/i/v0/e/'
@@ -8,12 +9,26 @@ export const ANALYTICS_ENDPOINT = '/i/v0/e/'
 /** posthog-js reads `supportedCompression` to pick its encoding; `gzip-js` keeps it compressing. */
 export const SUPPORTED_COMPRESSION = ['gzip', 'gzip-js', 'lz64']
 
+/** Which answer the remote config goes into: legacy `/decide`, or `/flags?config` and `/array/<token>/config`. */
+export type ConfigForm = 'decide' | 'remote'
+
 /**
  * The remote-config part of /decide and `/flags?config=true` (and of `/array/<token>/config`): what
- * posthog-js reads first. `sessionRecording` comes from the project's replay settings; surveys and
- * heatmaps stay off until Tally has them.
+ * posthog-js reads first, with the product switches from the project's settings as PostHog builds
+ * them (`posthog/api/decide.py` get_base_config for /decide, `posthog/models/remote_config.py`
+ * build_config for the others): exception autocapture is `{endpoint: "/e/"}` in /decide and a
+ * boolean plus `errorTracking` in remote config; `capturePerformance` is an object when network timing
+ * or web vitals are on, else false. `sessionRecording` comes from the project's replay settings; surveys stay off until Tally has them.
  */
-export function remoteConfigFields(hasFeatureFlags: boolean, sessionRecording: false | Record<string, unknown> = false) {
+export function remoteConfigFields(
+  hasFeatureFlags: boolean,
+  settings: SdkSettings = DEFAULT_SDK_SETTINGS,
+  form: ConfigForm = 'remote',
+  sessionRecording: false | Record<string, unknown> = false,
+) {
+  const exceptions = settings.autocapture_exceptions_opt_in === true
+  const networkTiming = settings.capture_performance_opt_in === true
+  const webVitals = settings.autocapture_web_vitals_opt_in === true
   return {
     config: { enable_collect_everything: true },
     editorParams: {},
@@ -22,14 +37,15 @@ export function remoteConfigFields(hasFeatureFlags: boolean, sessionRecording: f
     supportedCompression: SUPPORTED_COMPRESSION,
     hasFeatureFlags,
     sessionRecording,
-    captureDeadClicks: false,
-    capturePerformance: false,
-    autocapture_opt_out: false,
-    autocaptureExceptions: false,
+    captureDeadClicks: settings.capture_dead_clicks === true,
+    capturePerformance: networkTiming || webVitals ? { network_timing: networkTiming, web_vitals: webVitals, web_vitals_allowed_metrics: null } : false,
+    autocapture_opt_out: settings.autocapture_opt_out === true,
+    autocaptureExceptions: form === 'decide' ? (exceptions ? { endpoint: '/e/' } : false) : exceptions,
+    ...(form === 'remote' && { errorTracking: { autocaptureExceptions: exceptions, suppressionRules: [] } }),
     analytics: { endpoint: ANALYTICS_ENDPOINT },
     elementsChainAsString: true,
     surveys: false,
-    heatmaps: false,
+    heatmaps: settings.heatmaps_opt_in === true,
     defaultIdentifiedOnly: true,
     siteApps: [],
   }
@@ -120,26 +136,33 @@ class JsonBody {
   }
 }
 
-const configJson = [false, true].map((b) => Buffer.from(`{${JSON.stringify(remoteConfigFields(b)).slice(1, -1)},`))
+// The opening of an answer per settings objects (frozen, replaced on change), form and hasFeatureFlags.
+const openings = new WeakMap<SdkSettings, WeakMap<RecordingSettings, Map<string, Buffer>>>()
 const NO_CONFIG = Buffer.from('{')
-
-// Per project settings: the opening is built once per settings object (a PATCH replaces the object).
-const recordingOpenings = new WeakMap<RecordingSettings, Buffer[]>()
 
 /**
  * The opening of an answer: `{` and the remote-config members when asked for (`null`: not asked),
- * with `sessionRecording` from the project's replay settings when given and opted in.
+ * built once per project settings (SDK and replay), form and `hasFeatureFlags`.
  */
-export function remoteConfigMembers(hasFeatureFlags: boolean | null, recording?: RecordingSettings): Buffer {
+export function remoteConfigMembers(
+  hasFeatureFlags: boolean | null,
+  settings: SdkSettings = DEFAULT_SDK_SETTINGS,
+  form: ConfigForm = 'remote',
+  recording: RecordingSettings = DEFAULT_RECORDING_SETTINGS,
+): Buffer {
   if (hasFeatureFlags === null) return NO_CONFIG
-  if (!recording?.optIn) return configJson[hasFeatureFlags ? 1 : 0]
-  let built = recordingOpenings.get(recording)
-  if (!built) {
-    const config = toSessionRecordingConfig(recording)
-    built = [false, true].map((b) => Buffer.from(`{${JSON.stringify(remoteConfigFields(b, config)).slice(1, -1)},`))
-    recordingOpenings.set(recording, built)
+  let bySettings = openings.get(settings)
+  if (!bySettings) openings.set(settings, (bySettings = new WeakMap()))
+  let built = bySettings.get(recording)
+  if (!built) bySettings.set(recording, (built = new Map()))
+  const key = `${form}:${hasFeatureFlags}`
+  let opening = built.get(key)
+  if (!opening) {
+    const fields = remoteConfigFields(hasFeatureFlags, settings, form, toSessionRecordingConfig(recording))
+    opening = Buffer.from(`{${JSON.stringify(fields).slice(1, -1)},`)
+    built.set(key, opening)
   }
-  return built[hasFeatureFlags ? 1 : 0]
+  return opening
 }
 
 /**

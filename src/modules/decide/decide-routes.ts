@@ -86,7 +86,9 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
     app.post(path, async (req, reply) => {
       const { project, result } = await evaluate(req)
       const v = version(req, 1)
-      return sendJson(reply, decideBody(v, result, remoteConfigMembers(await hasFlags(project.id), project.sessionRecording), randomUUID()))
+      const current = await opts.projects.currentSettingsOf(project)
+      const opening = remoteConfigMembers(await hasFlags(project.id), current.settings, 'decide', current.sessionRecording)
+      return sendJson(reply, decideBody(v, result, opening, randomUUID()))
     })
     app.get(path, async () => minimal)
     app.options(path, async () => ({ status: 1 }))
@@ -98,7 +100,8 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
       const v = noVersion ? 2 : version(req, 1)
       const withConfig = noVersion || q.config === 'true' || q.config === '1'
       const { project, result } = await evaluate(req)
-      const config = remoteConfigMembers(withConfig ? await hasFlags(project.id) : null, project.sessionRecording)
+      const current = withConfig ? await opts.projects.currentSettingsOf(project) : null
+      const config = current ? remoteConfigMembers(await hasFlags(project.id), current.settings, 'remote', current.sessionRecording) : remoteConfigMembers(null)
       return sendJson(reply, flagsBody(v, result, config, randomUUID(), Date.now()))
     })
     app.get(path, async () => ({ ...minimal, flags: {}, errorsWhileComputingFlags: false }))

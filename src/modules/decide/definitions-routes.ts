@@ -75,7 +75,8 @@ export function remoteConfigRoutes(app: FastifyInstance, opts: DefinitionsOption
     const token = (req.params as { token: string }).token
     const project = opts.projects.cachedProjectByToken(token) ?? (await opts.projects.findProjectByToken(token))
     if (!project) throw new AppError('not_found', 'Not found.')
-    return { token, ...remoteConfigFields(await hasFlags(project.id), toSessionRecordingConfig(project.sessionRecording)) }
+    const current = await opts.projects.currentSettingsOf(project)
+    return { token, ...remoteConfigFields(await hasFlags(project.id), current.settings, 'remote', toSessionRecordingConfig(current.sessionRecording)) }
   }
   app.get('/array/:token/config', async (req) => configOf(req))
   app.get('/array/:token/config.js', async (req, reply) => {

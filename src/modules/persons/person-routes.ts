@@ -31,7 +31,7 @@ function queryFlag(q: Query, name: string): boolean {
  * list (`distinct_id`, `email`, `search`, `properties`; `limit`/`offset` with `next`/`previous`
  * links, `count` with `include_total`), `values/`, retrieve by pk or uuid, PATCH / `update_property/`
  * / `delete_property/` (202 / 201: applied through the pipeline), DELETE (`?delete_events=true`
- * also deletes the person's events). Persons are created by events, so POST is 405.
+ * also deletes the person's events, `?delete_recordings=true` their recordings). Persons are created by events, so POST is 405.
  */
 export async function personRoutes(app: FastifyInstance, opts: { persons: PersonService }) {
   const base = '/api/projects/:project_id/persons/'
@@ -85,7 +85,8 @@ export async function personRoutes(app: FastifyInstance, opts: { persons: Person
   })
   addRoute(app, 'DELETE', `${base}:id/`, async (req, reply) => {
     const deleteEvents = queryFlag(req.query as Query, 'delete_events')
-    await persons.delete(req.project, ref(req), { deleteEvents })
+    const deleteRecordings = queryFlag(req.query as Query, 'delete_recordings')
+    await persons.delete(req.project, ref(req), { deleteEvents, deleteRecordings })
     return reply.code(202).send()
   })
 }

@@ -14,6 +14,9 @@ import { sortedDistinctIds } from './person-json.ts'
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 const MAX_BIGINT = 9_223_372_036_854_775_807n
 
+/** Deletes the recordings of these distinct ids; resolves with how many. */
+export type RecordingEraser = (projectId: number, distinctIds: readonly string[]) => Promise<number>
+
 export interface PersonServiceDeps {
   store: PersonStore
   events: PersonEventStore
@@ -47,6 +50,8 @@ export function parsePersonRef(raw: string): { id: number } | { uuid: string } {
 export function createPersonService(deps: PersonServiceDeps) {
   const clock = deps.clock ?? systemClock
 
+  let recordingEraser: RecordingEraser | null = null
+
   async function get(project: Project, ref: string): Promise<Person> {
     const person = await deps.store.find(project.id, parsePersonRef(ref))
     if (!person) throw new AppError('not_found', 'Not found.')
@@ -70,6 +75,11 @@ export function createPersonService(deps: PersonServiceDeps) {
 
   return {
     get,
+
+    /** Who deletes a person's recordings (`delete_recordings=true`): session replay, once it is set up. */
+    setRecordingEraser(eraser: RecordingEraser | null) {
+      recordingEraser = eraser
+    },
 
     /** A page of persons (one row more than the page, to know whether a next page exists). */
     async list(project: Project, query: PersonListQuery, page: Page): Promise<{ persons: Person[]; hasMore: boolean }> {
@@ -95,7 +105,7 @@ export function createPersonService(deps: PersonServiceDeps) {
      * Events of the person still in the queue when it is deleted are stored afterwards (under the
      * deleted person's id, or a new person's): PostHog's deletion has the same window.
      */
-    async delete(project: Project, ref: string, opts: { deleteEvents: boolean }): Promise<{ deletedEvents: number }> {
+    async delete(project: Project, ref: string, opts: { deleteEvents: boolean; deleteRecordings?: boolean }): Promise<{ deletedEvents: number; deletedRecordings: number }> {
       const person = await get(project, ref)
       // Events first: if that fails, the person is still there and the request can be sent again.
       let deletedEvents = opts.deleteEvents ? await deps.events.deletePersonEvents(project.id, person.uuid) : 0
@@ -104,7 +114,8 @@ export function createPersonService(deps: PersonServiceDeps) {
       deps.cache.invalidatePersons(project.id, deleted.distinctIds)
       // Again after the person is gone: events the pipeline stored for it in between.
       if (opts.deleteEvents) deletedEvents += await deps.events.deletePersonEvents(project.id, person.uuid)
-      return { deletedEvents }
+      const deletedRecordings = opts.deleteRecordings && recordingEraser ? await recordingEraser(project.id, deleted.distinctIds) : 0
+      return { deletedEvents, deletedRecordings }
     },
 
     /** Values of a person property with their person counts (`/persons/values/?key=&value=`). */

@@ -1,17 +1,21 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ProjectService } from './project-service.ts'
 import type { Project, User } from './project-types.ts'
-import { paginate, readPage } from '../../http/pagination.ts'
-import { has, readBody, readHttpUrl, readString } from '../../http/drf-fields.ts'
-import { addRoute } from '../../http/route-paths.ts'
+import { SDK_SETTING_KEYS, type SdkSettingKey } from './project-settings.ts'
 import type { ProjectSettingsInput } from './project-store.ts'
+import { paginate, readPage } from '../../http/pagination.ts'
+import { has, readBody, readBool, readHttpUrl, readInt, readString, type Body } from '../../http/drf-fields.ts'
+import { addRoute } from '../../http/route-paths.ts'
+import { AppError } from '../../shared/errors.ts'
 import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
+import { DEFAULT_RECORDING_SETTINGS, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 /**
  * A project as PostHog's TeamSerializer shows it (the fields clients read). `level` is the reader's
- * membership level (PostHog's OrganizationMembership: 1 member, 8 admin, 15 owner; null without one).
+ * membership level (PostHog's OrganizationMembership: 1 member, 8 admin, 15 owner; null without one);
+ * `ingestedEvent` whether the project has received an event (integrations poll it to see an install work).
  */
-export function toProjectJson(p: Project, level: number | null = null) {
+export function toProjectJson(p: Project, level: number | null = null, ingestedEvent = false) {
   return {
     id: p.id,
     uuid: p.uuid,
@@ -26,39 +30,77 @@ export function toProjectJson(p: Project, level: number | null = null) {
     app_urls: [],
     anonymize_ips: false,
     completed_snapshot_onboarding: false,
-    ingested_event: false,
+    ingested_event: ingestedEvent,
     test_account_filters: [],
     is_demo: false,
     access_control: false,
     effective_membership_level: level,
     slack_incoming_webhook: p.slackIncomingWebhook,
+    event_retention_days: p.eventRetentionDays,
     ...recordingSettingsJson(p.sessionRecording),
+    ...p.settings,
   }
 }
 
 /**
- * `GET /api/projects/`, `GET` and `PATCH /api/projects/:project_id/`. Every project shows the reader's
- * organization level as `effective_membership_level` (Tally has no per-project access levels).
+ * The settings of a PATCH or create body that Tally honours: `name`, `timezone`, the replay settings
+ * (recording-settings-schemas.ts) and PostHog's SDK settings (DRF BooleanFields that allow null). Every other key is ignored, as PostHog's serializer
+ * ignores keys it does not know (docs/projects.md lists PostHog's settings Tally does not honour).
  */
-export async function projectRoutes(app: FastifyInstance, opts: { projects: ProjectService; auth: { levelOf(user: User): Promise<number> } }) {
+function readSettings(body: Body, recording: RecordingSettings): ProjectSettingsInput {
+  const input: ProjectSettingsInput = {}
+  const sessionRecording = readRecordingSettingsPatch(body, recording)
+  if (sessionRecording) input.sessionRecording = sessionRecording
+  if (has(body, 'name')) input.name = readString(body.name, 'name', { maxLength: 200 })!
+  if (has(body, 'timezone')) input.timezone = readString(body.timezone, 'timezone', { maxLength: 100 })!
+  const sdk: Partial<Record<SdkSettingKey, boolean | null>> = {}
+  for (const key of SDK_SETTING_KEYS) if (has(body, key)) sdk[key] = body[key] === null ? null : readBool(body[key], key)
+  if (Object.keys(sdk).length > 0) input.sdk = sdk
+  if (has(body, 'event_retention_days')) input.eventRetentionDays = readInt(body.event_retention_days, 'event_retention_days', { allowNull: true, min: 1, max: 36_500 })
+  if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
+  return input
+}
+
+interface ProjectRouteOptions {
+  projects: ProjectService
+  auth: { levelOf(user: User): Promise<number>; requireAdmin(user: User): Promise<{ organizationId: number; organizationUuid: string }> }
+}
+
+/**
+ * `GET|POST /api/projects/`, `POST /api/organizations/:organization_id/projects/`, `GET` and `PATCH
+ * /api/projects/:project_id/`. Every project shows the reader's organization level as
+ * `effective_membership_level` (Tally has no per-project access levels).
+ */
+export async function projectRoutes(app: FastifyInstance, opts: ProjectRouteOptions) {
+  const { projects } = opts
   const levelOf = async (user: User) => (await opts.auth.levelOf(user)) || null
+  const ingested = async (p: Project) => (await projects.projectsWithEvents([p.id])).has(p.id)
+
   app.get('/api/projects/', async (req) => {
     const page = readPage(req)
-    const all = await opts.projects.listProjectsOfUser(req.user.id)
+    const all = await projects.listProjectsOfUser(req.user.id)
     const level = await levelOf(req.user)
-    return paginate(req, page, all.length, all.slice(page.offset, page.offset + page.limit).map((p) => toProjectJson(p, level)))
+    const shown = all.slice(page.offset, page.offset + page.limit)
+    const withEvents = await projects.projectsWithEvents(shown.map((p) => p.id))
+    return paginate(req, page, all.length, shown.map((p) => toProjectJson(p, level, withEvents.has(p.id))))
   })
-  app.get('/api/projects/:project_id/', async (req) => toProjectJson(req.project, await levelOf(req.user)))
-  // Settings PostHog's TeamSerializer takes that Tally uses: the name, the zone queries bucket days in,
-  // and the session replay settings (recording-settings-schemas.ts).
+  app.get('/api/projects/:project_id/', async (req) => toProjectJson(req.project, await levelOf(req.user), await ingested(req.project)))
   addRoute(app, 'PATCH', '/api/projects/:project_id/', async (req) => {
-    const body = readBody(req.body)
-    const input: ProjectSettingsInput = {}
-    if (has(body, 'name')) input.name = readString(body.name, 'name', { maxLength: 200 })!
-    if (has(body, 'timezone')) input.timezone = readString(body.timezone, 'timezone', { maxLength: 100 })!
-    if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
-    const sessionRecording = readRecordingSettingsPatch(body, req.project.sessionRecording)
-    if (sessionRecording) input.sessionRecording = sessionRecording
-    return toProjectJson(await opts.projects.updateSettings(req.project, input), await levelOf(req.user))
+    const updated = await projects.updateSettings(req.project, readSettings(readBody(req.body), req.project.sessionRecording))
+    return toProjectJson(updated, await levelOf(req.user), await ingested(updated))
   })
+
+  // A new project of the user's organization with its own API key (PostHog: organization admins only).
+  const create = async (req: FastifyRequest, organizationRef: string | null) => {
+    const membership = await opts.auth.requireAdmin(req.user)
+    if (organizationRef !== null && organizationRef !== '@current' && organizationRef !== membership.organizationUuid) {
+      throw new AppError('not_found', 'Not found.')
+    }
+    const { name, ...settings } = readSettings(readBody(req.body), DEFAULT_RECORDING_SETTINGS)
+    const { project } = await projects.createProject(name ?? 'Default project', membership.organizationId, settings)
+    return toProjectJson(project, await levelOf(req.user), false)
+  }
+  addRoute(app, 'POST', '/api/projects/', async (req, reply) => reply.code(201).send(await create(req, null)))
+  addRoute(app, 'POST', '/api/organizations/:organization_id/projects/', async (req, reply) =>
+    reply.code(201).send(await create(req, (req.params as Record<string, string>).organization_id)))
 }

@@ -22,7 +22,19 @@ const NEGATIVE_MAX = 10_000
  * resolve their key without a database query; a token not in memory is looked up once and a miss
  * is remembered for 30 s (so a flood of bad keys cannot turn into a flood of queries).
  */
-export function createProjectService(store: ProjectStore, clock: Clock = systemClock) {
+export function createProjectService(
+  store: ProjectStore,
+  clock: Clock = systemClock,
+  opts: {
+    /**
+     * How long a project's settings are used before they are read again for remote config:
+     * Infinity embedded (this process makes every change), finite at scale (another node may).
+     */
+    settingsTtlMs?: number
+  } = {},
+) {
+  const settingsTtlMs = opts.settingsTtlMs ?? Infinity
+  const settingsReadAt = new Map<number, { project: Project; at: number; reading?: Promise<Project> }>()
   const byToken = new Map<string, Project>()
   const missingTokens = new Map<string, number>()
   const userByKeyHash = new Map<string, User>()
@@ -30,6 +42,7 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
   function remember(p: Project) {
     byToken.set(p.apiToken, p)
     missingTokens.delete(p.apiToken)
+    settingsReadAt.set(p.id, { project: p, at: clock.now() })
   }
 
   /** Adds a personal API key for a user (the first user by default) and returns it once. */
@@ -95,11 +108,14 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
       return user
     },
 
-    async createProject(name: string, organizationId?: number): Promise<{ project: Project; apiToken: string }> {
+    /** A project with its own API token; `settings` (timezone checked first) applied before it is returned. */
+    async createProject(name: string, organizationId?: number, settings: Omit<ProjectSettingsInput, 'name'> = {}): Promise<{ project: Project; apiToken: string }> {
+      if (settings.timezone !== undefined) assertTimeZone(settings.timezone, 'timezone')
       const owner = await store.firstUser()
       if (!owner) throw new AppError('not_found', 'Tally has not been initialised: run `tally serve` once first.')
       const apiToken = generateToken('phc_')
-      const project = await store.createProject({ organizationId: organizationId ?? owner.organizationId, name, apiToken })
+      let project = await store.createProject({ organizationId: organizationId ?? owner.organizationId, name, apiToken })
+      if (settings.timezone !== undefined || settings.sdk || settings.sessionRecording) project = await store.updateSettings(project.id, settings)
       remember(project)
       return { project, apiToken }
     },
@@ -127,12 +143,44 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
       return updated
     },
 
+    /**
+     * The project as remote config must see its settings (SDK and replay). Embedded it is the cached
+     * project (every change goes through this process); at scale it is read again once older than the
+     * TTL, and a store that does not answer keeps the last known one (remote config must not fail for it).
+     */
+    async currentSettingsOf(project: Project): Promise<Project> {
+      const known = settingsReadAt.get(project.id) ?? { project, at: clock.now() }
+      if (clock.now() - known.at < settingsTtlMs) return known.project
+      if (!known.reading) {
+        known.reading = store.findProjectById(project.id).then(
+          (fresh) => {
+            if (fresh) remember(fresh)
+            return fresh ?? known.project
+          },
+          () => known.project,
+        ).finally(() => {
+          known.reading = undefined
+        })
+        settingsReadAt.set(project.id, known)
+      }
+      return known.reading
+    },
+
+    /** Which of these projects have had an event ingested (PostHog's `ingested_event`). */
+    projectsWithEvents: (projectIds: readonly number[]) => store.projectsWithEvents(projectIds),
+
     /** PATCH of the project's settings; `timezone` must be an IANA zone (queries bucket days in it). */
     async updateSettings(project: Project, input: ProjectSettingsInput): Promise<Project> {
       if (input.timezone !== undefined) assertTimeZone(input.timezone, 'timezone')
       const updated = await store.updateSettings(project.id, input)
       remember(updated)
       return updated
+    },
+
+    /** Drops what is cached of this project (another process changed its token or settings): the next use reads the store. */
+    forgetProject(projectId: number): void {
+      for (const [token, p] of byToken) if (p.id === projectId) byToken.delete(token)
+      settingsReadAt.delete(projectId)
     },
 
     /** Drops the cached users of personal keys of this user (a key was revoked, the user removed). */
@@ -144,6 +192,8 @@ export function createProjectService(store: ProjectStore, clock: Clock = systemC
     firstUser: () => store.firstUser(),
     listProjects: () => store.listProjects(),
     listProjectsOfUser: (userId: number) => store.listProjectsOfUser(userId),
+    /** The user's level in the project (1 member, 8 admin, 15 owner); null when not a member. */
+    memberLevel: (projectId: number, userId: number) => store.memberLevel(projectId, userId),
 
     /**
      * The project a private-API path names (`@current` = the user's current project). Missing, malformed

@@ -1,13 +1,6 @@
 import type { Organization, Project, User } from './project-types.ts'
+import type { SdkSettingKey } from './project-settings.ts'
 import type { RecordingSettings } from '../../domain/replay/recording-settings.ts'
-
-export interface ProjectSettingsInput {
-  name?: string
-  timezone?: string
-  sessionRecording?: RecordingSettings
-  /** null clears it. */
-  slackIncomingWebhook?: string | null
-}
 
 export interface BootstrapInput {
   organizationName: string
@@ -15,6 +8,20 @@ export interface BootstrapInput {
   projectApiToken: string
   user: { email: string; firstName: string }
   personalKey: { hash: string; mask: string; label: string }
+}
+
+/** What a PATCH of a project changes; absent keys stay as they are. */
+export interface ProjectSettingsInput {
+  name?: string
+  timezone?: string
+  /** The replay settings as a whole (see domain/replay/recording-settings.ts). */
+  sessionRecording?: RecordingSettings
+  /** PostHog's SDK settings named (project-settings.ts). */
+  sdk?: Partial<Record<SdkSettingKey, boolean | null>>
+  /** PostHog's `slack_incoming_webhook`; null clears it. */
+  slackIncomingWebhook?: string | null
+  /** null keeps events forever. */
+  eventRetentionDays?: number | null
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */
@@ -29,9 +36,15 @@ export interface ProjectStore {
   createUser(input: { organizationId: number; email: string; firstName: string; level?: number }): Promise<User>
   /** Replaces the project's API token (the old one stops resolving at once). */
   updateApiToken(projectId: number, apiToken: string): Promise<Project>
-  /** Changes the given settings (name, timezone, replay settings as a whole); the others stay. */
+  /** Changes the given settings (name, timezone, replay settings as a whole, PostHog's SDK settings); the others stay. */
   updateSettings(projectId: number, input: ProjectSettingsInput): Promise<Project>
+  /** The project by id, or null (whoever asks). */
+  findProjectById(id: number): Promise<Project | null>
+  /** Which of these projects have had an event ingested (PostHog's `ingested_event`). */
+  projectsWithEvents(projectIds: readonly number[]): Promise<Set<number>>
   addMember(projectId: number, userId: number, level: number): Promise<void>
+  /** The user's level in the project (1 member, 8 admin, 15 owner); null when not a member. */
+  memberLevel(projectId: number, userId: number): Promise<number | null>
   addPersonalKey(userId: number, key: { hash: string; mask: string; label: string }): Promise<void>
   findUserByPersonalKeyHash(hash: string): Promise<User | null>
   /** The owner of the first organization (the CLI acts as this user). */

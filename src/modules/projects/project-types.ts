@@ -1,3 +1,4 @@
+import type { SdkSettings } from './project-settings.ts'
 import type { RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 /** A user of Tally (PostHog's User): the `created_by` of records is their summary. */
@@ -31,8 +32,12 @@ export interface Project {
   sessionRecording: RecordingSettings
   /** PostHog's `slack_incoming_webhook`: where actions with `post_to_chat` send their messages (null: nowhere). */
   slackIncomingWebhook: string | null
+  /** Days of events kept (`event_retention_days`); null: forever. */
+  eventRetentionDays: number | null
   createdAt: Date
   updatedAt: Date
+  /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */
+  settings: SdkSettings
 }
 
 /** The person summary PostHog returns as `created_by`. */

@@ -156,7 +156,7 @@ async function trendsBreakdownCondition(
 export async function stickinessActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const q = readPersonsQuery(source, 'StickinessQuery', `${attr}.source`)
   const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
-  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const range = await resolveRange(ctx, q.dateRange, q.interval, { hourlyDateOnlyEndsAtMidnight: true })
   const index = readInteger(node.series, `${attr}.series`, { min: 0, max: q.series.length - 1, fallback: 0 })!
   const { match } = await seriesMatch(ctx, q.series[index]!, `${attr}.source.series.${index}`, q.properties, cohorts)
   const day = readInteger(node.day, `${attr}.day`, { min: 1 })

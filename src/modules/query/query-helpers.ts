@@ -41,13 +41,18 @@ export async function withGroupValues(ctx: QueryContext, b: Breakdown | null, at
 }
 
 /** The query's range in the project's zone; `date_from: 'all'` starts at the project's first event. */
-export async function resolveRange(ctx: QueryContext, input: DateRangeInput | undefined, interval: Interval, defaultFrom?: string): Promise<ResolvedRange> {
+export async function resolveRange(
+  ctx: QueryContext,
+  input: DateRangeInput | undefined,
+  interval: Interval,
+  opts: { defaultFrom?: string; hourlyDateOnlyEndsAtMidnight?: boolean } = {},
+): Promise<ResolvedRange> {
   let earliest: Date | null = null
   if (input?.date_from === 'all') {
     const { rows } = await ctx.run({ source: fromEvents(), select: [{ alias: 'first', expr: { op: 'aggregate', fn: 'min', arg: col('timestamp') } }] })
     earliest = (rows[0]?.first as Date | null) ?? null
   }
-  return resolveDateRange(input, interval, { now: ctx.now, timeZone: ctx.timeZone, earliest, defaultFrom }, 'query.dateRange')
+  return resolveDateRange(input, interval, { now: ctx.now, timeZone: ctx.timeZone, earliest, ...opts }, 'query.dateRange')
 }
 
 /** PostHog's `resolved_date_range`: the range's ends as local ISO times of the project's zone. */

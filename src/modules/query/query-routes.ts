@@ -23,7 +23,7 @@ export async function queryRoutes(app: FastifyInstance, opts: { queries: QuerySe
     }
     reply.raw.once('close', onClose)
     try {
-      return await opts.queries.run(req.project, body.query, { signal: cancel.signal })
+      return await opts.queries.run(req.project, body.query, { signal: cancel.signal, userId: req.user.id, rateLimited: true })
     } finally {
       reply.raw.off('close', onClose)
     }

@@ -2,17 +2,16 @@ import { createHash } from 'node:crypto'
 import type { ActionStepDefinition } from '../../domain/actions/match-action.ts'
 import type { QueryCohort } from '../../domain/query/filter-expr.ts'
 import { readNode } from '../../domain/query/query-fields.ts'
-import { AppError, validationError } from '../../shared/errors.ts'
+import { validationError } from '../../shared/errors.ts'
 import { systemClock, type Clock } from '../../shared/clock.ts'
 import type { Project } from '../projects/project-types.ts'
 import type { Person } from '../persons/person-types.ts'
 import type { ActorGroup, QueryContext, QueryNode, QueryResult, QueryRunner } from './query-context.ts'
 import type { QueryEngine } from './query-engine.ts'
 import type { QueryKind } from './query-kinds.ts'
+import { createQueryAdmission, type QueryAdmissionLimits } from './query-admission.ts'
 
-export interface QueryLimits {
-  /** Queries computing at once in this process; one more is a 429. */
-  concurrency: number
+export interface QueryLimits extends QueryAdmissionLimits {
   /** Per statement, in the event store (interrupted past it). */
   timeoutMs: number
   /** Rows one statement may return. */
@@ -78,15 +77,16 @@ function kindPath(query: unknown, attr: string): string {
 }
 
 /**
- * Runs PostHog queries: dispatch by `kind` to the runners, with a per-process concurrency limit
- * (429 past it) and each statement under the time and row limits, cancelled when `signal` aborts.
+ * Runs PostHog queries: dispatch by `kind` to the runners, with concurrency limited per user, per
+ * project and per process and a rate per user (429 past them, query-admission.ts), and each
+ * statement under the time and row limits, cancelled when `signal` aborts.
  */
 export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLookups; limits: QueryLimits; kinds: ReadonlyMap<string, QueryKind>; clock?: Clock }) {
   const { engine, lookups, limits, kinds } = deps
   const clock = deps.clock ?? systemClock
-  let active = 0
   const unknownKind = (query: unknown, attr: string, kind: string) =>
     validationError(kindPath(query, attr), `Unknown query kind "${kind}" (known: ${[...kinds.keys()].join(', ')}).`, 'invalid_choice')
+  const admission = createQueryAdmission(limits, clock)
 
   function contextFor(project: Project, signal: AbortSignal | undefined): QueryContext {
     const guards = { signal, timeoutMs: limits.timeoutMs, maxRows: limits.maxRows }
@@ -116,6 +116,9 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
   }
 
   return {
+    /** Queries computing now. */
+    running: () => admission.running(),
+
     /** The cache key of a query (its wrapper unwrapped) in the project's zone. */
     cacheKey(project: Project, query: unknown): string {
       return queryCacheKey(project.id, unwrapQuery(query).node, project.timezone || 'UTC')
@@ -127,16 +130,16 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
       if (!kinds.has(kind)) throw unknownKind(query, attr, kind)
     },
 
-    /** Computes a query (or a wrapper's source) now; the answer carries PostHog's envelope. */
-    async run(project: Project, query: unknown, opts: { signal?: AbortSignal } = {}): Promise<QueryResponse> {
+    /**
+     * Computes a query (or a wrapper's source) now; the answer carries PostHog's envelope. `userId`:
+     * who asks (their concurrency limit applies); `rateLimited`: counts against their rate (the query API).
+     */
+    async run(project: Project, query: unknown, opts: { signal?: AbortSignal; userId?: number; rateLimited?: boolean } = {}): Promise<QueryResponse> {
       const { node, kind } = unwrapQuery(query)
       // A Map: only registered kinds resolve (never `constructor` or `__proto__` of an object's prototype).
       const runner = kinds.get(kind)?.run
       if (!runner) throw unknownKind(query, 'query', kind)
-      if (active >= limits.concurrency) {
-        throw new AppError('rate_limited', `Too many queries are running (${limits.concurrency} at most): try again shortly.`)
-      }
-      active++
+      const release = admission.admit({ projectId: project.id, userId: opts.userId ?? null, rateLimited: opts.rateLimited })
       try {
         const ctx = contextFor(project, opts.signal)
         const result = await runner(ctx, node)
@@ -154,7 +157,7 @@ export function createQueryService(deps: { engine: QueryEngine; lookups: QueryLo
           modifiers: {},
         }
       } finally {
-        active--
+        release()
       }
     },
   }

@@ -66,7 +66,7 @@ function defaultOrder(select: EventsColumn[], aggregated: boolean): Array<{ colu
 }
 
 async function conditions(ctx: QueryContext, q: ReturnType<typeof readEventsQuery>, cohorts: Awaited<ReturnType<typeof loadCohorts>>): Promise<Array<Expr | undefined>> {
-  const out: Array<Expr | undefined> = [filtersToExpr(q.properties, 'query.properties', cohorts)]
+  const out: Array<Expr | undefined> = [filtersToExpr(q.properties, 'query.properties', cohorts), ...q.where]
   if (q.event) out.push(eq(col('event'), lit(q.event)))
   if (q.actionId !== null) out.push({ op: 'action', steps: (await ctx.action(q.actionId, 'query.actionId')).steps })
   if (q.personId) out.push(eq({ op: 'to_text', arg: { op: 'person_id' } }, lit(q.personId)))

@@ -3,7 +3,7 @@ import { conversionTimeBinsPlan, conversionTimeStatsPlan, conversionTrendsPlan, 
 import { funnelPersonsPlan, type FunnelSpec } from '../../domain/query/funnels/funnel-plan.ts'
 import { binWidthMs, defaultBinCount, shapeConversionTrends, shapeSteps, shapeTimeToConvert, type FunnelStepName } from '../../domain/query/funnels/funnel-results.ts'
 import { readFunnelsQuery, type FunnelsQuery } from '../../domain/query/funnels/funnels-query.ts'
-import { col, lit, type Expr, type Plan } from '../../domain/query/query-plan.ts'
+import { and, col, lit, type Expr, type Plan } from '../../domain/query/query-plan.ts'
 import { actorOf } from '../../domain/query/actor.ts'
 import { BREAKDOWN_OTHER, breakdownExpr, breakdownNone, timestampBucket } from '../../domain/query/trends-plan.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
@@ -37,7 +37,15 @@ export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'que
   for (const [i, series] of q.steps.entries()) {
     const { match, actionName } = await seriesMatch(ctx, series, `${attr}.series.${i}`, q.properties, cohorts)
     names.push({ series, actionName })
-    steps.push(match ?? lit(true))
+    const step = match ?? lit(true)
+    if (series.math !== 'first_time_for_user' && series.math !== 'first_time_for_user_with_filters') {
+      steps.push(step)
+      continue
+    }
+    // The actor's first event ever (no date range) of the step's event or action, or of the whole
+    // step with its filters: only that event can do the step.
+    const first = series.math === 'first_time_for_user_with_filters' ? step : ((await seriesMatch(ctx, { ...series, properties: [] }, `${attr}.series.${i}`, undefined, cohorts)).match ?? lit(true))
+    steps.push(and(step, { op: 'in_plan', arg: col('uuid'), plan: firstEventsPlan(first, actorOf(q.groupTypeIndex)) })!)
   }
   const exclusions = []
   for (const [i, x] of q.exclusions.entries()) {
@@ -49,6 +57,16 @@ export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'que
   return { q, spec, names }
 }
 
+/** The uuid of each actor's first event matching `match`, over all of the project's events. */
+function firstEventsPlan(match: Expr, actor: { actor: Expr; hasActor: Expr }): Plan {
+  return {
+    source: { kind: 'events' },
+    select: [{ alias: 'uuid', expr: { op: 'aggregate', fn: 'arg_min', arg: col('uuid'), by: col('timestamp') } }],
+    where: and(match, actor.hasActor),
+    groupBy: [actor.actor],
+  }
+}
+
 /**
  * Steps; with a breakdown, one step list per value, most entered first, the values past the limit
  * folded into PostHog's "other".
@@ -57,7 +75,7 @@ async function funnelSteps(ctx: QueryContext, q: FunnelsQuery, spec: FunnelSpec,
   const persons = funnelPersonsPlan(spec)
   if (!q.breakdown) {
     const { rows } = await ctx.run(funnelStepsPlan(persons, names.length, null))
-    return shapeSteps(rows[0], names)
+    return shapeSteps(rows[0], names, { unordered: q.order === 'unordered' })
   }
   const limit = q.breakdown.limit
   const top = (await ctx.run(funnelBreakdownValuesPlan(persons, limit + 1))).rows.map((r) => String(r.value))
@@ -66,7 +84,7 @@ async function funnelSteps(ctx: QueryContext, q: FunnelsQuery, spec: FunnelSpec,
   const { rows } = await ctx.run(funnelStepsPlan(persons, names.length, value))
   const byValue = new Map(rows.map((r) => [String(r.value), r]))
   const order = top.length > limit ? [...kept, BREAKDOWN_OTHER] : kept
-  return order.map((v) => shapeSteps(byValue.get(v), names, v, q.breakdown!.multiple))
+  return order.map((v) => shapeSteps(byValue.get(v), names, { breakdownValue: v, multiple: q.breakdown!.multiple, unordered: q.order === 'unordered' }))
 }
 
 /**

@@ -1,5 +1,6 @@
 import { lifecyclePlan, readPersonsQuery, shapeLifecycle, shapeStickiness, stickinessPlan } from '../../domain/query/stickiness-lifecycle.ts'
 import { actionJson, seriesLabel } from '../../domain/query/trends-results.ts'
+import { previousPeriod, type ResolvedRange } from '../../domain/query/date-range.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch } from './query-helpers.ts'
 
@@ -7,13 +8,19 @@ import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch } from './que
 export async function runStickinessQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
   const q = readPersonsQuery(node, 'StickinessQuery')
   const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
-  const range = await resolveRange(ctx, q.dateRange, q.interval)
+  // PostHog's StickinessQueryRunner ends an hourly range with a date-only date_to at that day's 00:00.
+  const range = await resolveRange(ctx, q.dateRange, q.interval, { hourlyDateOnlyEndsAtMidnight: true })
+  // With compare, each series is followed by its previous period (PostHog's setup_series order).
+  const periods: Array<[ResolvedRange, 'current' | 'previous' | null]> = q.compare ? [[range, 'current'], [previousPeriod(range), 'previous']] : [[range, null]]
   const results = []
   for (const [i, series] of q.series.entries()) {
     const { match, actionName } = await seriesMatch(ctx, series, `query.series.${i}`, q.properties, cohorts)
     const label = seriesLabel(series, actionName)
-    const { rows } = await ctx.run(stickinessPlan(match, range))
-    results.push({ action: actionJson(series, i, label), label, ...shapeStickiness(rows, range), filter: {} })
+    for (const [period, compareLabel] of periods) {
+      const { rows } = await ctx.run(stickinessPlan(match, period))
+      const compare = compareLabel ? { compare: true, compare_label: compareLabel } : {}
+      results.push({ action: actionJson(series, i, label), label, ...shapeStickiness(rows, period), ...compare, filter: {} })
+    }
   }
   return { results, resolved_date_range: resolvedRangeJson(range) }
 }

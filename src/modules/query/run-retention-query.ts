@@ -19,7 +19,7 @@ export async function readRetention(ctx: QueryContext, node: QueryNode, attr: st
   const q = readRetentionQuery(node, attr)
   const cohorts = await loadCohorts(ctx, [q.properties, q.target.properties, q.returning.properties])
   // Without date_from the start is counted back from the end; resolve the end alone first.
-  const base = await resolveRange(ctx, q.dateRange, q.interval, q.dateRange?.date_to ?? '-0d')
+  const base = await resolveRange(ctx, q.dateRange, q.interval, { defaultFrom: q.dateRange?.date_to ?? '-0d' })
   const range = retentionRange(base, q, attr)
   const targetAttr = `${attr}.retentionFilter.targetEntity`
   const target = await seriesMatch(ctx, q.target, targetAttr, q.properties, cohorts)

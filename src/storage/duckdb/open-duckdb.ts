@@ -1,14 +1,18 @@
 import { mkdir } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api'
 import { runMigrations, type MigrationTarget } from '../sql/run-migrations.ts'
+import { createDuckDbGovernor, type Mode } from './duckdb-governor.ts'
+import { runOnDuckDbThreads } from './run-on-duckdb-threads.ts'
 
 export interface DuckDb {
   connection: DuckDBConnection
   /**
    * Another connection to the same database, closed with it. `reads`: its statements are queries that
    * get the full `memoryLimit` while they run (the others, ingestion's writes, run under
-   * `writeMemoryLimit`). `monitoring`: its statements (health pings, memory figures) do not count as
+   * `writeMemoryLimit`), and its `runAndReadAll` computes on DuckDB's scheduler threads only
+   * (`queryThreads` of them), never holding a thread of libuv's pool (run-on-duckdb-threads.ts). `monitoring`: its statements (health pings, memory figures) do not count as
    * activity, so a scrape does not keep the cache from an idle trim.
    */
   connect(opts?: { reads?: boolean; monitoring?: boolean }): Promise<DuckDBConnection>
@@ -45,8 +49,13 @@ export interface DuckDbOptions {
    */
   idleTrimMs?: number
   /**
-   * DuckDB's `threads` while no query has run for READ_GRACE_MS (queries get DuckDB's default, one
-   * per core). An insert of a micro-batch parallelises poorly: on this 2-core machine one thread
+   * DuckDB's scheduler threads, which alone compute queries (`reads` connections): the CPU all
+   * queries together may take, in cores, however many run (default: one core fewer than the
+   * machine has, at least 1). DuckDB's `threads` is this plus one while a query runs.
+   */
+  queryThreads?: number
+  /**
+   * DuckDB's `threads` while no query has run for READ_GRACE_MS (queries get `queryThreads` + 1). An insert of a micro-batch parallelises poorly: on this 2-core machine one thread
    * inserted for ~20 % less CPU than two (bench/duckdb-insert.ts, batches of 2,000: 47-54 vs 58-70 ms
    * per 1,000 events; batches of 20: 400-500 vs 540-650), at ~10-15 % more wall time. Off when
    * absent or not lower.
@@ -55,12 +64,6 @@ export interface DuckDbOptions {
   /** How long after the last query the read mode stays (default READ_GRACE_MS). */
   readGraceMs?: number
 }
-
-/** What the cache is cut to by an idle trim: above what DuckDB keeps pinned at rest (~30 MB measured). */
-const TRIM_LIMIT = '32MB'
-
-/** How long after the last query the limit stays at `memoryLimit`: a dashboard's queries come in bursts. */
-const READ_GRACE_MS = 15_000
 
 /** The name the events file is attached under; every connection `USE`s it. */
 const DATABASE = 'tally'
@@ -96,6 +99,9 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
     allocator_flush_threshold: '16MB',
     ...(file !== ':memory:' ? { temp_directory: `${file}.tmp` } : {}),
     ...(opts.memoryLimit ? { memory_limit: opts.memoryLimit } : {}),
+    // A scheduler thread takes a slice of a task and puts it back, rather than running it to its
+    // end: statements sharing the threads take turns.
+    scheduler_process_partial: 'true',
   })
   const open = async (): Promise<DuckDBConnection> => {
     const c = await instance.connect()
@@ -108,19 +114,21 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   const connection = await open()
   await runDuckDbMigrations(connection, migrationsDir)
   const others: DuckDBConnection[] = []
-  // DuckDB's own default: one thread per core.
-  const threads = Number((await connection.runAndReadAll(`SELECT current_setting('threads') AS t`)).getRowObjects()[0]!.t)
+  // The calling thread plus the scheduler threads that compute queries (reads never call in).
+  const threads = 1 + Math.max(1, opts.queryThreads ?? defaultQueryThreads())
+  await connection.run(`SET threads = ${threads}`)
   const read: Mode = { memory: opts.memoryLimit ?? null, threads }
   const write: Mode = { memory: opts.memoryLimit ? writeLimitOf(opts.memoryLimit, opts) : null, threads: Math.min(opts.writeThreads ?? threads, threads) }
   // Without a lower write mode or an idle trim there is nothing to govern: statements go unwrapped.
   const governs = (opts.memoryLimit && (opts.idleTrimMs ?? 0) > 0) || read.memory !== write.memory || read.threads !== write.threads
-  const governed = governs ? governor(await instance.connect(), read, write, opts) : null
+  const governed = governs ? createDuckDbGovernor(await instance.connect(), read, write, { ...opts, database: DATABASE }) : null
   governed?.track(connection, 'write')
   return {
     connection,
     async connect(o = {}) {
       const c = await open()
       others.push(c)
+      if (o.reads) c.runAndReadAll = (sql, values) => runOnDuckDbThreads(c, sql, values as DuckDBValue[] | undefined)
       if (!o.monitoring) governed?.track(c, o.reads ? 'read' : 'write')
       return c
     },
@@ -135,126 +143,9 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   }
 }
 
-/** The settings the governor changes: DuckDB's memory limit (null: not governed) and threads. */
-interface Mode {
-  memory: string | null
-  threads: number
-}
-
-/**
- * Sets DuckDB's memory limit and threads by what runs: the `read` mode while a query runs and for
- * READ_GRACE_MS after it, the `write` mode otherwise; and, after `idleTrimMs` without any statement
- * (with a memory limit), drops the cached blocks (checkpoint, limit lowered to TRIM_LIMIT for a
- * moment, then set back). Both are settings of the whole database, changed on a connection of its
- * own; changes are made one at a time. Entering the read mode never waits on a statement; the write
- * mode may be set while ingestion writes (DuckDB evicts to make room, and an insert that could not
- * get memory fails as a transient error and comes again; a statement running while the threads
- * change finishes on those left); a trim starts only when nothing runs, and statements issued
- * meanwhile wait for it, so none runs under TRIM_LIMIT.
- */
-function governor(own: DuckDBConnection, read: Mode, write: Mode, opts: DuckDbOptions) {
-  const idleMs = read.memory === null ? 0 : (opts.idleTrimMs ?? 0)
-  const graceMs = opts.readGraceMs ?? READ_GRACE_MS
-  const current: Mode = { ...read }
-  let running = 0
-  let reading = 0
-  let lastActive = Date.now()
-  let lastRead = 0
-  let trimmedSince = false
-  let changing: Promise<void> | null = null
-  let trim: Promise<void> | null = null
-
-  /** Runs one change of the settings after any in flight; a failure leaves them as they were. */
-  function change(fn: () => Promise<void>): Promise<void> {
-    const done: Promise<void> = (changing ?? Promise.resolve())
-      .then(fn)
-      .catch(() => undefined)
-      .finally(() => {
-        if (changing === done) changing = null
-      })
-    changing = done
-    return done
-  }
-
-  const isIn = (m: Mode) => current.memory === m.memory && current.threads === m.threads
-
-  async function enter(m: Mode): Promise<void> {
-    if (current.threads !== m.threads) {
-      await own.run(`SET threads = ${m.threads}`)
-      current.threads = m.threads
-    }
-    // Lowering the limit fails while more is pinned: the threads are set either way.
-    if (m.memory !== null && current.memory !== m.memory) {
-      await own.run(`SET memory_limit = '${m.memory}'`)
-      current.memory = m.memory
-    }
-  }
-
-  async function around<T>(kind: 'read' | 'write', statement: () => Promise<T>): Promise<T> {
-    while (trim) await trim
-    running++
-    if (kind === 'read') reading++
-    try {
-      // After any change to the write mode already queued, so a query never runs in it.
-      if (kind === 'read' && (!isIn(read) || changing)) await change(() => enter(read))
-      return await statement()
-    } finally {
-      running--
-      if (kind === 'read') {
-        reading--
-        lastRead = Date.now()
-      }
-      lastActive = Date.now()
-      trimmedSince = false
-    }
-  }
-
-  async function trimNow(): Promise<void> {
-    const back = (readsOver() ? write : read).memory!
-    try {
-      // Rows not yet checkpointed stay in memory (up to the checkpoint threshold's worth); written
-      // to the file they become blocks the lowered limit can drop.
-      await own.run(`CHECKPOINT ${DATABASE}`)
-      await own.run(`SET memory_limit = '${TRIM_LIMIT}'`)
-    } finally {
-      // Whatever the statements before did, a working limit must be back before anything runs.
-      await own.run(`SET memory_limit = '${back}'`)
-      current.memory = back
-    }
-  }
-
-  const readsOver = () => reading === 0 && Date.now() - lastRead >= graceMs
-  const period = Math.max(50, Math.min(idleMs > 0 ? idleMs / 2 : 5000, graceMs / 3))
-  const timer = setInterval(() => {
-    if (changing) return
-    if (idleMs > 0 && running === 0 && !trimmedSince && Date.now() - lastActive >= idleMs) {
-      trim = change(trimNow).finally(() => {
-        trim = null
-        trimmedSince = true
-      })
-    } else if (!isIn(write) && readsOver()) {
-      // The limit fails to go down while more than it is pinned; tried again on the next tick.
-      void change(async () => {
-        if (readsOver()) await enter(write)
-      })
-    }
-  }, period)
-  timer.unref()
-
-  return {
-    /** Counts this connection's statements (run, runAndReadAll) as activity, of the given kind. */
-    track(c: DuckDBConnection, kind: 'read' | 'write'): void {
-      const run = c.run.bind(c)
-      const runAndReadAll = c.runAndReadAll.bind(c)
-      c.run = (...args: Parameters<DuckDBConnection['run']>) => around(kind, () => run(...args))
-      c.runAndReadAll = (...args: Parameters<DuckDBConnection['runAndReadAll']>) => around(kind, () => runAndReadAll(...args))
-    },
-    async stop(): Promise<void> {
-      clearInterval(timer)
-      while (changing) await changing
-      own.closeSync()
-    },
-  }
+/** One core fewer than the machine has (at least one): the rest stay for capture, flags and the event loop. */
+function defaultQueryThreads(): number {
+  return Math.max(1, os.availableParallelism() - 1)
 }
 
 /** The limit while only ingestion writes: `writeMemoryLimit` when it is lower than `limit`, else `limit`. */
@@ -268,6 +159,7 @@ function sizeBytes(size: string): number {
   if (!m) return Number.NaN
   return Number(m[1]) * { kb: 1e3, mb: 1e6, gb: 1e9 }[m[2]!.toLowerCase() as 'kb' | 'mb' | 'gb']
 }
+
 
 /**
  * The DuckDB connection seen through the migration runner's three methods, so DuckDB's event-store

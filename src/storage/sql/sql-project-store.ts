@@ -2,11 +2,12 @@ import { newUuid } from '../../shared/ids.ts'
 import type { BootstrapInput, ProjectStore } from '../../modules/projects/project-store.ts'
 import type { Organization, Project, User } from '../../modules/projects/project-types.ts'
 import type { SqlClient } from './sql-client.ts'
+import { SDK_SETTING_KEYS, sdkSettingsOfRow } from '../../modules/projects/project-settings.ts'
 import { cannotBeStored, refuseNul } from './sql-text.ts'
 import { readStoredRecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
-  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook`
+  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook, p.event_retention_days, ${SDK_SETTING_KEYS.map((k) => `p.${k}`).join(', ')}`
 const PROJECT_FROM = 'projects p JOIN organizations o ON o.id = p.organization_id'
 
 type Row = Record<string, any>
@@ -36,8 +37,10 @@ function toProject(r: Row): Project {
     timezone: r.timezone,
     sessionRecording: readStoredRecordingSettings(r.session_recording),
     slackIncomingWebhook: r.slack_incoming_webhook ?? null,
+    eventRetentionDays: r.event_retention_days ?? null,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
+    settings: sdkSettingsOfRow(r),
   }
 }
 
@@ -65,9 +68,11 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       'INSERT INTO projects (uuid, organization_id, name, api_token) VALUES ($1, $2, $3, $4) RETURNING id',
       [newUuid(), organizationId, name, apiToken],
     )
+    // Each organisation member at their organisation level (PostHog's UserTeamPermissions: without
+    // project access control the effective level is the organisation's), never more.
     await q.query(
       `INSERT INTO project_members (project_id, user_id, level)
-       SELECT $1, user_id, 8 FROM organization_members WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
+       SELECT $1, user_id, level FROM organization_members WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
       [row.id, organizationId],
     )
     return projectById(q, row.id)
@@ -110,20 +115,30 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
     },
     async updateSettings(projectId, input) {
       refuseNul({ name: input.name, timezone: input.timezone, slack_incoming_webhook: input.slackIncomingWebhook })
-      await db.query(
-        `UPDATE projects SET name = COALESCE($1, name), timezone = COALESCE($2, timezone),
-           session_recording = COALESCE($4::jsonb, session_recording),
-           slack_incoming_webhook = CASE WHEN $5::boolean THEN $6 ELSE slack_incoming_webhook END, updated_at = now() WHERE id = $3`,
-        [
-          input.name ?? null,
-          input.timezone ?? null,
-          projectId,
-          input.sessionRecording ? JSON.stringify(input.sessionRecording) : null,
-          input.slackIncomingWebhook !== undefined,
-          input.slackIncomingWebhook ?? null,
-        ],
-      )
+      // Column names come from SDK_SETTING_KEYS (never from the request); values are parameters.
+      const sets = ['name = COALESCE($1, name)', 'timezone = COALESCE($2, timezone)', 'session_recording = COALESCE($4::jsonb, session_recording)', 'updated_at = now()']
+      const params: unknown[] = [input.name ?? null, input.timezone ?? null, projectId, input.sessionRecording ? JSON.stringify(input.sessionRecording) : null]
+      if (input.eventRetentionDays !== undefined) sets.push(`event_retention_days = $${params.push(input.eventRetentionDays)}`)
+      if (input.slackIncomingWebhook !== undefined) sets.push(`slack_incoming_webhook = $${params.push(input.slackIncomingWebhook)}`)
+      for (const key of SDK_SETTING_KEYS) {
+        if (input.sdk && key in input.sdk) sets.push(`${key} = $${params.push(input.sdk[key])}`)
+      }
+      await db.query(`UPDATE projects SET ${sets.join(', ')} WHERE id = $3`, params)
       return projectById(db, projectId)
+    },
+    async findProjectById(id) {
+      const [row] = await db.query(`SELECT ${PROJECT_COLUMNS} FROM ${PROJECT_FROM} WHERE p.id = $1`, [id])
+      return row ? toProject(row) : null
+    },
+    async projectsWithEvents(projectIds) {
+      if (projectIds.length === 0) return new Set()
+      // The definitions step records every event name a project receives, before the event is stored.
+      const rows = await db.query<{ id: number }>(
+        `SELECT id FROM unnest($1::int[]) AS u(id)
+         WHERE EXISTS (SELECT 1 FROM event_definitions d WHERE d.project_id = u.id)`,
+        [projectIds],
+      )
+      return new Set(rows.map((r) => r.id))
     },
     async addMember(projectId, userId, level) {
       await db.query(
@@ -132,6 +147,10 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
         [projectId, userId, level],
       )
       await db.query('UPDATE users SET current_project_id = $1 WHERE id = $2 AND current_project_id IS NULL', [projectId, userId])
+    },
+    async memberLevel(projectId, userId) {
+      const [row] = await db.query<{ level: number }>('SELECT level FROM project_members WHERE project_id = $1 AND user_id = $2', [projectId, userId])
+      return row?.level ?? null
     },
     async addPersonalKey(userId, key) {
       await db.query('INSERT INTO personal_api_keys (user_id, label, secure_value, mask_value) VALUES ($1, $2, $3, $4)', [

@@ -14,12 +14,19 @@ export interface FunnelStepName {
 const seconds = (ms: unknown): number | null => (ms === null || ms === undefined ? null : Number(ms) / 1000)
 
 /** One step list (PostHog's `FunnelStepsResults`), for one breakdown value or for everyone. */
-export function shapeSteps(row: Record<string, unknown> | undefined, names: readonly FunnelStepName[], breakdownValue?: string, multiple = false) {
+export function shapeSteps(row: Record<string, unknown> | undefined, names: readonly FunnelStepName[], opts: { breakdownValue?: string; multiple?: boolean; unordered?: boolean } = {}) {
+  const { breakdownValue, multiple = false, unordered = false } = opts
   return names.map(({ series, actionName }, k) => {
+    // Unordered funnels count how many of the steps were done, in any order (PostHog's FunnelUnordered._serialize_step).
+    const named = unordered
+      ? { action_id: null, name: `Completed ${k + 1} step${k === 0 ? '' : 's'}`, custom_name: null }
+      : {
+          action_id: series.kind === 'ActionsNode' ? series.actionId : series.event,
+          name: series.kind === 'ActionsNode' ? (actionName ?? series.name) : (series.event ?? 'All events'),
+          custom_name: series.customName,
+        }
     const step: Record<string, unknown> = {
-      action_id: series.kind === 'ActionsNode' ? series.actionId : series.event,
-      name: series.kind === 'ActionsNode' ? (actionName ?? series.name) : (series.event ?? 'All events'),
-      custom_name: series.customName,
+      ...named,
       order: k,
       people: [],
       count: row ? Number(row[`count_${k}`] ?? 0) : 0,

@@ -1,7 +1,7 @@
 import { validationError } from '../../../shared/errors.ts'
 import type { DateRangeInput, Interval } from '../date-range.ts'
 import { readArray, readChoice, readInteger, readNode, type Node } from '../query-fields.ts'
-import { readBreakdown, readDateRange, readInterval, readSeries, type Breakdown, type Series } from '../trends-query.ts'
+import { FUNNEL_FIRST_TIME_MATHS, MATHS, readBreakdown, readDateRange, readInterval, readSeries, type Breakdown, type Series } from '../trends-query.ts'
 import type { FunnelAttribution } from './funnel-plan.ts'
 
 export const FUNNEL_ORDERS = ['ordered', 'strict', 'unordered'] as const
@@ -13,6 +13,9 @@ const WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as con
 type WindowUnit = (typeof WINDOW_UNITS)[number]
 /** PostHog's conversion window units in seconds (a month is 30 days, as its funnels count it). */
 const UNIT_SECONDS: Record<WindowUnit, number> = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 }
+
+/** Maths a funnel step takes: the trends maths as before, and PostHog's `FunnelMathType` first-time maths. */
+const STEP_MATHS = [...MATHS, ...FUNNEL_FIRST_TIME_MATHS]
 
 /** An event or action that, between two steps, takes a person out of the funnel. */
 export interface FunnelExclusion {
@@ -45,7 +48,7 @@ export interface FunnelsQuery {
 
 /** Reads a `FunnelsQuery` node (PostHog's `FunnelsQuery` + `FunnelsFilter`); errors name the field under `query.`. */
 export function readFunnelsQuery(node: Node, attr = 'query'): FunnelsQuery {
-  const steps = readArray(node.series, `${attr}.series`).map((s, i) => readSeries(s, `${attr}.series.${i}`))
+  const steps = readArray(node.series, `${attr}.series`).map((s, i) => readSeries(s, `${attr}.series.${i}`, { maths: STEP_MATHS }))
   if (steps.length === 0) throw validationError(`${attr}.series`, 'A funnel needs at least one step.', 'required')
   if (steps.length > 20) throw validationError(`${attr}.series`, 'A funnel has at most 20 steps.', 'max_length')
   const f = readNode(node.funnelsFilter, `${attr}.funnelsFilter`, { optional: true }) ?? {}
