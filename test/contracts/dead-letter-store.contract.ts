@@ -13,6 +13,19 @@ export interface DeadLetterPorts {
   readAll(): Promise<DeadLetter[]>
 }
 
+/** A dead-letter row as an adapter's table gives it (`failed_ms`: epoch milliseconds), as a DeadLetter. */
+export function deadLetterFromRow(r: Record<string, unknown>): DeadLetter {
+  return {
+    payload: String(r.payload),
+    uuid: r.uuid === null ? null : String(r.uuid),
+    projectId: r.project_id === null ? null : Number(r.project_id),
+    step: String(r.step),
+    reason: String(r.reason),
+    error: r.error === null ? null : String(r.error),
+    failedAt: new Date(Number(r.failed_ms)),
+  }
+}
+
 const byUuid = (a: DeadLetter, b: DeadLetter) => String(a.uuid).localeCompare(String(b.uuid))
 
 /** What every DeadLetterStore adapter promises. */

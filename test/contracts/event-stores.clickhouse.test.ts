@@ -7,7 +7,7 @@ import { createClickHouseEventStore } from '../../src/storage/clickhouse/clickho
 import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
 import { freshClickHouseUrl, skipWithoutClickHouse, clickHouseStatement } from '../helpers/clickhouse.ts'
 import { eventStoreContract } from './event-store.contract.ts'
-import { deadLetterStoreContract } from './dead-letter-store.contract.ts'
+import { deadLetterFromRow, deadLetterStoreContract } from './dead-letter-store.contract.ts'
 import type { DeadLetter } from '../../src/ingestion/dead-letter-store.ts'
 import { createClickHouseDeadLetterStore } from '../../src/storage/clickhouse/clickhouse-dead-letter-store.ts'
 
@@ -34,14 +34,9 @@ if (skip) {
   eventStoreContract('clickhouse', async () => {
     const { ch, close } = await openDatabase()
     const events = await createClickHouseEventStore(ch)
-    const reads = createClickHouseEventReadStore(ch)
-    return {
-      port: { events, reads },
-      async close() {
-        await events.close()
-        await close()
-      },
-    }
+    // The store's close waits for its last batch; the database is dropped after it.
+    const closeAll = () => events.close().then(close)
+    return { port: { events, reads: createClickHouseEventReadStore(ch) }, close: closeAll }
   })
 
   deadLetterStoreContract('clickhouse', async () => {
@@ -49,17 +44,9 @@ if (skip) {
     const letters = createClickHouseDeadLetterStore(ch)
     async function readAll(): Promise<DeadLetter[]> {
       const rows = await ch.query<Record<string, string | number | null>>(
-        'SELECT failed_at_ms, uuid, project_id, step, reason, error, payload FROM events_dead_letter',
+        'SELECT failed_at_ms AS failed_ms, uuid, project_id, step, reason, error, payload FROM events_dead_letter',
       )
-      return rows.map((r) => ({
-        payload: String(r.payload),
-        uuid: r.uuid === null ? null : String(r.uuid),
-        projectId: r.project_id === null ? null : Number(r.project_id),
-        step: String(r.step),
-        reason: String(r.reason),
-        error: r.error === null ? null : String(r.error),
-        failedAt: new Date(Number(r.failed_at_ms)),
-      }))
+      return rows.map(deadLetterFromRow)
     }
     return { port: { letters, readAll }, close }
   })

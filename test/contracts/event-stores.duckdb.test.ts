@@ -7,7 +7,7 @@ import { createDuckDbDeadLetterStore } from '../../src/storage/duckdb/duckdb-dea
 import { createDuckDbEventReadStore } from '../../src/storage/duckdb/duckdb-event-read-store.ts'
 import { createDuckDbEventStore } from '../../src/storage/duckdb/duckdb-event-store.ts'
 import { openDuckDb } from '../../src/storage/duckdb/open-duckdb.ts'
-import { deadLetterStoreContract } from './dead-letter-store.contract.ts'
+import { deadLetterFromRow, deadLetterStoreContract } from './dead-letter-store.contract.ts'
 import { eventStoreContract } from './event-store.contract.ts'
 
 // A zone with an odd offset: a timestamp that is read or written as local time shows up as a moved
@@ -49,15 +49,7 @@ deadLetterStoreContract('duckdb', async () => {
     const reader = await duck.connection.runAndReadAll(
       `SELECT epoch_ms(failed_at) AS failed_ms, uuid, project_id, step, reason, error, payload FROM events_dead_letter`,
     )
-    return reader.getRowObjects().map((r) => ({
-      payload: String(r.payload),
-      uuid: r.uuid === null ? null : String(r.uuid),
-      projectId: r.project_id === null ? null : Number(r.project_id),
-      step: String(r.step),
-      reason: String(r.reason),
-      error: r.error === null ? null : String(r.error),
-      failedAt: new Date(Number(r.failed_ms)),
-    }))
+    return reader.getRowObjects().map(deadLetterFromRow)
   }
   return { port: { letters, readAll }, close }
 })

@@ -18,7 +18,7 @@ export interface ClickHouse {
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>
   /** Waits until the mutations of `table` started so far are done (18.16 has no mutations_sync). */
   awaitMutations(table: string, timeoutMs?: number): Promise<void>
-  /** Cancels a running query (KILL QUERY ... SYNC). */
+  /** Cancels a running query (KILL QUERY ... ASYNC: it stops at its next block; the caller does not wait). */
   kill(queryId: string): Promise<void>
   ping(): Promise<void>
   close(): Promise<void>
@@ -137,7 +137,7 @@ function wrap(client: ClickHouseClient, database: string): ClickHouse {
       }
     },
     async kill(queryId) {
-      await guard(() => client.command({ query: `KILL QUERY WHERE query_id = ${stringLiteral(queryId)} SYNC` }))
+      await guard(() => client.command({ query: `KILL QUERY WHERE query_id = ${stringLiteral(queryId)} ASYNC` }))
     },
     async ping() {
       // client.ping() resolves { success: false } instead of throwing: a query says more.
