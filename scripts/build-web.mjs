@@ -9,11 +9,11 @@ import { brotliCompressSync, gzipSync, constants } from 'node:zlib'
 import { build } from 'vite'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-/** The newest modification time among web/'s files (node_modules aside). */
+/** The newest modification time among web/'s files (node_modules aside) and the operator table the editors import. */
 function newestSource() {
   return readdirSync(`${root}web`, { recursive: true })
     .filter((f) => !String(f).includes('node_modules'))
-    .reduce((max, f) => Math.max(max, statSync(`${root}web/${f}`).mtimeMs), 0)
+    .reduce((max, f) => Math.max(max, statSync(`${root}web/${f}`).mtimeMs), statSync(`${root}src/domain/properties/property-operators.ts`).mtimeMs)
 }
 const index = `${root}dist/web/index.html`
 if (process.argv.includes('--if-stale') && existsSync(index) && statSync(index).mtimeMs >= newestSource()) process.exit(0)

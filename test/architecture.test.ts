@@ -82,3 +82,12 @@ test('no import cycle between feature folders (modules/<feature>, ingestion)', (
   }
   for (const node of edges.keys()) visit(node, [])
 })
+
+test('the event-SQL layer is engine-neutral: storage/event-sql imports no engine folder and no driver', () => {
+  const engines = (target: string) => /^storage\/(duckdb|clickhouse|pglite|postgres)\//.test(target) || ['@duckdb/node-api', '@clickhouse/client', 'pg', '@electric-sql/pglite'].includes(target)
+  const layer = files.filter((f) => f.startsWith('storage/event-sql/'))
+  assert.ok(layer.length >= 5, 'found the layer')
+  for (const file of layer) {
+    for (const spec of importsOf(file)) assert.ok(!engines(resolved(file, spec)), `${file} imports ${spec}`)
+  }
+})

@@ -4,6 +4,7 @@ import type { IngestionHealth } from '../ingestion/ingestion-health.ts'
 import type { Services } from './create-services.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 import type { OutboxSenderDeps } from '../modules/notifications/outbox-sender.ts'
+import type { RetentionStats } from '../modules/retention/retention-job.ts'
 
 /**
  * The Prometheus registry: process metrics (memory, CPU, event-loop lag, GC) and Tally's own, read
@@ -14,6 +15,7 @@ export function createMetrics(
   queue: EventQueue,
   ingestion: () => IngestionHealth,
   storeMemory: () => Promise<Record<string, number>>,
+  background: { retention?: () => RetentionStats } = {},
 ): { registry: Registry; timedEventStore(store: EventStore): EventStore; outboxOutcome: OutboxSenderDeps['onOutcome'] } {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -112,6 +114,13 @@ export function createMetrics(
       this.set(services.personData.stats().entries)
     },
   })
+  if (background.retention) {
+    const stats = background.retention
+    gaugeOf('tally_retention_last_run_timestamp_seconds', 'When the retention job last deleted past projects\' event_retention_days (0: not yet)', () => (stats().lastRunAt?.getTime() ?? 0) / 1000)
+    gaugeOf('tally_retention_last_deleted_events', 'Events the retention job\'s last pass deleted', () => stats().lastDeletedEvents)
+    counterOf('tally_retention_deleted_events_total', 'Events deleted by the retention job since start', () => stats().deletedEvents)
+    counterOf('tally_retention_deleted_dead_letters_total', 'Dead letters deleted by the retention job since start', () => stats().deletedDeadLetters)
+  }
   const outboxMessages = new Counter({
     name: 'tally_webhook_messages_total',
     help: 'Outgoing webhook messages by channel (chat, destination:<id>) and outcome: sent, retried, failed (dead-lettered), dropped (over the backlog limit)',

@@ -16,6 +16,7 @@ import type { replayDeadLetters } from '../ingestion/replay-dead-letters.ts'
 import type { FlagFilters } from '../domain/flags/flag-types.ts'
 import type { toMeJson, toPersonalKeyJson } from '../modules/auth/user-routes.ts'
 import type { toPersonDetailJson, toPersonJson } from '../modules/persons/person-json.ts'
+import type { toRecordingJson } from '../modules/replay/recording-routes.ts'
 import type { toGroupJson } from '../modules/groups/group-routes.ts'
 // The route files read `req.user`/`req.project`, declared there: loaded so this file typechecks alone (web/tsconfig.json).
 import type {} from './private-scope.ts'
@@ -59,4 +60,9 @@ export interface CursorListJson<T> {
 export interface EventListJson {
   next: string | null
   results: EventJson[]
+}
+export type RecordingJson = ReturnType<typeof toRecordingJson>
+export interface RecordingListJson {
+  results: RecordingJson[]
+  has_next: boolean
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 import { eventually } from '../helpers/eventually.ts'
@@ -17,11 +18,11 @@ async function ready(app: TestApp): Promise<{ status: number; body: Record<strin
   return { status: res.statusCode, body: res.json() }
 }
 
-test('an event store that fails with I/O errors blocks ingestion (503 /_ready, one log line) and every acknowledged event is stored once afterwards, none dead-lettered', async (t) => {
+testOnEachEngine('an event store that fails with I/O errors blocks ingestion (503 /_ready, one log line) and every acknowledged event is stored once afterwards, none dead-lettered', async (t, engine) => {
   let failing = true
   const store = switchableStore(() => (failing ? new Error('IO Error: Could not write file "events.duckdb.wal": No space left on device') : null))
   const { logger, lines } = capturedLogger()
-  const app = await buildTestApp(t, { env: FAST_RETRY, logger, wrapEventStore: store.wrap })
+  const app = await buildTestApp(t, { engine, env: FAST_RETRY, logger, wrapEventStore: store.wrap })
 
   const sent: string[] = []
   for (let r = 0; r < 20; r++) {
@@ -64,14 +65,14 @@ test('an event store that fails with I/O errors blocks ingestion (503 /_ready, o
   assert.ok((recovered.failures as number) >= 5, 'the recovered line counts the failed attempts')
 
   await app.close()
-  assert.deepEqual(await readDeadLetters(app.dataDir), [])
+  assert.deepEqual(await readDeadLetters(app.dataDir, app.config.storage.clickhouseUrl), [])
 })
 
-test('an event the store refuses for its own content goes to dead letters and the rest of its batch is stored', async (t) => {
+testOnEachEngine('an event the store refuses for its own content goes to dead letters and the rest of its batch is stored', async (t, engine) => {
   const store = switchableStore((batch) =>
     batch.some((e) => e.distinctId === 'poison') ? new Error('Conversion Error: Could not convert string "poison" to INT32') : null,
   )
-  const app = await buildTestApp(t, { env: FAST_RETRY, wrapEventStore: store.wrap })
+  const app = await buildTestApp(t, { engine, env: FAST_RETRY, wrapEventStore: store.wrap })
   const batch = someEvents('mixed', 200, (i) => (i === 137 ? 'poison' : `user-${i}`))
   assert.equal(await sendBatch(app, batch), 200)
   const stored = await waitForEvents(app, 199, { event: 'mixed' })
@@ -80,13 +81,13 @@ test('an event the store refuses for its own content goes to dead letters and th
   assert.ok(store.calls.length < 40, `store calls: ${store.calls.length}`)
   assert.equal((await ready(app)).status, 200)
   await app.close()
-  const letters = await readDeadLetters(app.dataDir)
+  const letters = await readDeadLetters(app.dataDir, app.config.storage.clickhouseUrl)
   assert.deepEqual(letters, [{ uuid: batch[137]!.uuid, step: 'store_events', reason: 'step_threw' }])
 })
 
-test('an event that keeps failing with an unclassified error is isolated after the configured attempts instead of blocking ingestion', async (t) => {
+testOnEachEngine('an event that keeps failing with an unclassified error is isolated after the configured attempts instead of blocking ingestion', async (t, engine) => {
   const store = switchableStore((batch) => (batch.some((e) => e.distinctId === 'poison') ? new Error('something odd happened') : null))
-  const app = await buildTestApp(t, { env: { ...FAST_RETRY, TALLY_INGEST_ISOLATE_AFTER: '3' }, wrapEventStore: store.wrap })
+  const app = await buildTestApp(t, { engine, env: { ...FAST_RETRY, TALLY_INGEST_ISOLATE_AFTER: '3' }, wrapEventStore: store.wrap })
   const batch = someEvents('odd', 50, (i) => (i === 0 ? 'poison' : `user-${i}`))
   assert.equal(await sendBatch(app, batch), 200)
   await waitForEvents(app, 49, { event: 'odd' })
@@ -94,6 +95,6 @@ test('an event that keeps failing with an unclassified error is isolated after t
   assert.deepEqual(store.calls.slice(0, 3), [50, 50, 50])
   await eventually(async () => (await ready(app)).status === 200)
   await app.close()
-  const letters = await readDeadLetters(app.dataDir)
+  const letters = await readDeadLetters(app.dataDir, app.config.storage.clickhouseUrl)
   assert.deepEqual(letters.map((l) => l.uuid), [batch[0]!.uuid])
 })

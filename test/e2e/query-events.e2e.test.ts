@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { captureEvents, postQuery, queryOk, type TestEvent } from '../helpers/query-data.ts'
 
@@ -10,8 +11,8 @@ const events: TestEvent[] = Array.from({ length: 30 }, (_, i) => ({
   properties: { $browser: i % 2 ? 'Chrome' : 'Safari', n: i, ...(i % 4 === 0 ? { $set: { email: `u${i % 4}@example.com` } } : {}) },
 }))
 
-test('EventsQuery: selected columns, *, person, filters, aggregates, order and pages with hasMore', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('EventsQuery: selected columns, *, person, filters, aggregates, order and pages with hasMore', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, events)
   const newestFirst = [...events].sort((a, b) => b.timestamp.localeCompare(a.timestamp))
 
@@ -74,8 +75,8 @@ test('EventsQuery with HogQL where clauses: each entry a row filter, AND-ed, as 
   assert.deepEqual(rows.results, [['signup', '0'], ['signup', '3']])
 })
 
-test('EventsQuery refuses what it cannot read, naming the entry', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('EventsQuery refuses what it cannot read, naming the entry', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const cases: Array<[unknown, string]> = [
     [{ kind: 'EventsQuery', select: ['event', 'arrayJoin(x)'] }, 'query.select.1'],
     [{ kind: 'EventsQuery', select: [] }, 'query.select'],
@@ -95,8 +96,8 @@ test('EventsQuery refuses what it cannot read, naming the entry', async (t) => {
   }
 })
 
-test('guards: past the concurrency limit a query is a 429; past the time limit it is interrupted (504 query_timeout)', async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_QUERY_CONCURRENCY: '1', TALLY_QUERY_TIMEOUT_MS: '200' } })
+testOnEachEngine('guards: past the concurrency limit a query is a 429; past the time limit it is interrupted (504 query_timeout)', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_QUERY_CONCURRENCY: '1', TALLY_QUERY_TIMEOUT_MS: '200' } })
   const blob = 'ab'.repeat(1000)
   await captureEvents(app, Array.from({ length: 40 }, (_, i) => ({ event: 'e', distinct_id: `p${i % 100}`, timestamp: new Date(Date.parse('2024-01-01T00:00:00Z') + i * 60_000).toISOString(), properties: { blob } })))
   // A regex whose RE2 program is large (nested counted repetition) on 2 KB per event: 90-125 ms per

@@ -39,6 +39,17 @@ test('/s/ takes every encoding posthog-js uses, with CORS, and the snapshots are
   }
 })
 
+test('snapshot text is stored as sent: posthog-js packs gzip bytes as latin1 text, U+0000 included', async (t) => {
+  const app = await buildTestApp(t)
+  const rrweb = aRecording(1_700_000_000_000)
+  const packed = String.fromCharCode(...gzipSync(Buffer.from('{"node":1}')))
+  assert.ok(packed.includes('\u0000'))
+  rrweb[1] = { ...rrweb[1]!, data: packed as unknown as Record<string, unknown>, cv: '2024-10' } as (typeof rrweb)[number]
+  const res = await postSnapshots(app, ENCODINGS['gzip sniffed from the body, text/plain, no hint (posthog-js 1.4xx)']!(aSnapshotBatch(app.projectKey, 'packed', rrweb)))
+  assert.equal(res.statusCode, 200, res.body)
+  assert.deepEqual((await readSessionFile(app, 'packed')).map(([, e]) => e), rrweb)
+})
+
 test('/s/ answers the CORS preflight', async (t) => {
   const app = await buildTestApp(t)
   const res = await app.http.inject({ method: 'OPTIONS', url: '/s/', headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } })

@@ -85,8 +85,17 @@ after(async () => {
   } else await stopPrivateServer()
 })
 
-let child: ChildProcess | null = null
-let dataDir: string | null = null
+let shared: PrivateClickHouse | null = null
+
+async function startPrivateServer(): Promise<{ url: string }> {
+  shared = await privateClickHouse()
+  return { url: shared.url }
+}
+
+async function stopPrivateServer(): Promise<void> {
+  await shared?.destroy()
+  shared = null
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -99,41 +108,62 @@ async function freePort(): Promise<number> {
   })
 }
 
-async function startPrivateServer(): Promise<{ url: string }> {
-  if (!SERVER_BINARY) throw new Error('clickhouse-server is not installed')
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-clickhouse-'))
-  const [http, tcp] = [await freePort(), await freePort()]
-  const config = path.join(dataDir, 'config.xml')
-  await writeFile(config, serverConfig(dataDir, http, tcp))
-  await writeFile(path.join(dataDir, 'users.xml'), USERS)
-  const proc = spawn(SERVER_BINARY, [`--config-file=${config}`], { stdio: ['ignore', 'ignore', 'pipe'] })
-  child = proc
-  let stderr = ''
-  proc.stderr!.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000)
-  })
-  const url = `http://default:@127.0.0.1:${http}`
-  for (let i = 0; i < 300; i++) {
-    if (proc.exitCode !== null) throw new Error(`clickhouse-server exited (${proc.exitCode}): ${stderr}`)
-    const ok = await fetch(`http://127.0.0.1:${http}/ping`).then((r) => r.ok, () => false)
-    if (ok) return { url }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`clickhouse-server did not answer on port ${http}: ${stderr}`)
+/** A clickhouse-server of the caller's own, which it may stop and start again on the same data dir and ports. */
+export interface PrivateClickHouse {
+  /** `http://default:@127.0.0.1:<port>` (no database). */
+  url: string
+  /** Stops the server (SIGTERM, waits for its exit); the data stays. */
+  stop(): Promise<void>
+  /** Starts it again (resolves once it answers /ping). */
+  start(): Promise<void>
+  /** Stops it and removes its data dir. */
+  destroy(): Promise<void>
 }
 
-async function stopPrivateServer(): Promise<void> {
-  const proc = child
-  child = null
-  if (proc && proc.exitCode === null) {
-    const exited = new Promise((r) => proc.once('exit', r))
-    proc.kill('SIGTERM')
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000)
+/** Starts a private clickhouse-server (random loopback ports, its own config, a data dir under os.tmpdir()). */
+export async function privateClickHouse(): Promise<PrivateClickHouse> {
+  if (!SERVER_BINARY) throw new Error('clickhouse-server is not installed')
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-clickhouse-'))
+  const [http, tcp] = [await freePort(), await freePort()]
+  const config = path.join(dir, 'config.xml')
+  await writeFile(config, serverConfig(dir, http, tcp))
+  await writeFile(path.join(dir, 'users.xml'), USERS)
+  let proc: ChildProcess | null = null
+  async function start(): Promise<void> {
+    const p = spawn(SERVER_BINARY!, [`--config-file=${config}`], { stdio: ['ignore', 'ignore', 'pipe'] })
+    proc = p
+    let stderr = ''
+    p.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000)
+    })
+    for (let i = 0; i < 400; i++) {
+      if (p.exitCode !== null) throw new Error(`clickhouse-server exited (${p.exitCode}): ${stderr}`)
+      const ok = await fetch(`http://127.0.0.1:${http}/ping`).then((r) => r.ok, () => false)
+      if (ok) return
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    throw new Error(`clickhouse-server did not answer on port ${http}: ${stderr}`)
+  }
+  async function stop(): Promise<void> {
+    const p = proc
+    proc = null
+    if (!p || p.exitCode !== null) return
+    const exited = new Promise((r) => p.once('exit', r))
+    p.kill('SIGTERM')
+    const timer = setTimeout(() => p.kill('SIGKILL'), 10_000)
     await exited
     clearTimeout(timer)
   }
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
-  dataDir = null
+  await start()
+  return {
+    url: `http://default:@127.0.0.1:${http}`,
+    start,
+    stop,
+    async destroy() {
+      await stop()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** A minimal config: loopback only, the given ports, everything under `dir`, UTC, warnings to stderr. */

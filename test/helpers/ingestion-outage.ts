@@ -3,6 +3,8 @@ import path from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import pino, { type Logger } from 'pino'
 import type { EventStore, StoredEvent } from '../../src/ingestion/event-store.ts'
+import { MIGRATIONS } from '../../src/app/create-adapters.ts'
+import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
 
 /** A pino logger at info whose JSON lines are kept in `lines` (parsed). */
 export function capturedLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -35,8 +37,20 @@ export function switchableStore(failWith: (batch: StoredEvent[]) => Error | null
   return { wrap, calls }
 }
 
-/** Rows of the dead-letter table, read from the DuckDB file after the app is closed. */
-export async function readDeadLetters(dataDir: string): Promise<Array<{ uuid: string | null; step: string; reason: string }>> {
+/** Rows of the dead-letter table, read after the app is closed: from the DuckDB file, or the app's ClickHouse database when given. */
+export async function readDeadLetters(
+  dataDir: string,
+  clickhouseUrl?: string | null,
+): Promise<Array<{ uuid: string | null; step: string; reason: string }>> {
+  if (clickhouseUrl) {
+    // The app's ClickHouse database (it outlives the closed app until the test file ends).
+    const ch = await openClickHouse(clickhouseUrl, MIGRATIONS.clickhouse)
+    try {
+      return await ch.query<{ uuid: string | null; step: string; reason: string }>('SELECT uuid, step, reason FROM events_dead_letter ORDER BY id')
+    } finally {
+      await ch.close()
+    }
+  }
   const db = await DuckDBInstance.create(path.join(dataDir, 'events', 'events.duckdb'))
   try {
     const c = await db.connect()

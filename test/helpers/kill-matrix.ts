@@ -35,7 +35,7 @@ export interface KillScenario {
 /** Rounds between an anonymous id's first event and its `$identify`: several micro-batches apart. */
 const MERGE_LAG = 100
 
-interface Child {
+export interface Child {
   child: ChildProcess
   /** The address once ready (null if the process died first). */
   ready: Promise<string | null>
@@ -46,7 +46,7 @@ interface Child {
 /** A small segment size, so segment rotation and deletion happen within a few requests. */
 const BASE_ENV = { TALLY_QUEUE_SEGMENT_BYTES: '8192', TALLY_LOG_LEVEL: 'info', TALLY_PERSON_CACHE_WARM: 'false' }
 
-function startChild(dataDir: string, env: Record<string, string>): Child {
+export function startChild(dataDir: string, env: Record<string, string>): Child {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: ROOT,
     env: { ...process.env, ...BASE_ENV, ...env },
@@ -191,7 +191,7 @@ async function checkMerges(url: string, personalKey: string, merges: Merge[]): P
   return problems
 }
 
-async function killed(c: Child, what: string): Promise<void> {
+export async function killed(c: Child, what: string): Promise<void> {
   const { signal } = await c.exited
   assert.equal(signal, 'SIGKILL', `${what}: the process ended without being killed at its crash point\n${c.output().slice(-2000)}`)
 }
@@ -202,7 +202,7 @@ let template: Promise<{ dir: string; keys: { TALLY_PROJECT_API_KEY: string; TALL
  * A data dir after a first start and a clean stop, made once per test file: a first start (initdb)
  * costs several seconds, a copy almost nothing. Removed when the process exits.
  */
-function templateDataDir() {
+export function templateDataDir() {
   template ??= (async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-kill-template-'))
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))

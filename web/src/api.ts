@@ -47,6 +47,23 @@ export async function api<T>(path: string, opts: { method?: Method; body?: unkno
   return json as T
 }
 
+/** A GET of a text answer (JSON lines, CSV) as the signed-in user; non-2xx throws ApiError. */
+export async function apiText(path: string): Promise<string> {
+  const key = personalKey.get()
+  const res = await fetch(path, { headers: key ? { authorization: `Bearer ${key}` } : {}, credentials: 'same-origin' })
+  const text = await res.text()
+  if (!res.ok) {
+    let detail = `${res.status} ${res.statusText}`
+    try {
+      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new ApiError(res.status, detail)
+  }
+  return text
+}
+
 /** A readable message for any error a query or mutation threw. */
 export function errorText(err: unknown): string {
   if (err instanceof ApiError) return err.attr ? `${err.message} (${err.attr})` : err.message

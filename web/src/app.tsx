@@ -16,6 +16,7 @@ const FlagsPage = lazy(() => import('./pages/feature-flags.tsx'))
 const ActionsPage = lazy(() => import('./pages/actions.tsx'))
 const CohortsPage = lazy(() => import('./pages/cohorts.tsx'))
 const SettingsPage = lazy(() => import('./pages/settings.tsx'))
+const ReplayPage = lazy(() => import('./pages/replay.tsx'))
 const SetupPage = lazy(() => import('./pages/setup.tsx'))
 const SignupPage = lazy(() => import('./pages/signup.tsx'))
 
@@ -24,6 +25,7 @@ const NAV = [
   ['/persons', 'People'],
   ['/groups', 'Groups'],
   ['/insights', 'Insights'],
+  ['/replay', 'Replay'],
   ['/dashboards', 'Dashboards'],
   ['/feature_flags', 'Feature flags'],
   ['/actions', 'Actions'],
@@ -118,6 +120,7 @@ function Shell({ name, project }: { name: string; project: string }) {
             <Route path="/actions" component={ActionsPage} nest />
             <Route path="/cohorts" component={CohortsPage} nest />
             <Route path="/settings" component={SettingsPage} nest />
+            <Route path="/replay" component={ReplayPage} nest />
             <Route path="/"><Redirect to="/activity" /></Route>
             <Route component={NotFound} />
           </Switch>

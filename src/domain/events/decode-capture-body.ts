@@ -17,6 +17,11 @@ export interface CaptureBodyInput {
   method?: string
   /** Upper bound on the decoded payload size in bytes (a gzip bomb beyond it is rejected). */
   maxBytes?: number
+  /**
+   * Leave strings as sent (no U+0000 / lone-surrogate cleaning; depth still bounded): recordings,
+   * whose latin1-packed gzip parts hold U+0000 and go to files, not to a database.
+   */
+  rawStrings?: boolean
 }
 
 export interface DecodedCaptureBody {
@@ -74,7 +79,7 @@ export function decodeCaptureBody(input: CaptureBodyInput): DecodedCaptureBody {
   }
   const hint = compressionHint(firstString(query.compression) || form.compression || input.contentEncoding || '')
   const text = decompress(raw, hint, maxBytes)
-  return { payload: parseJson(unwrapBase64(text, maxBytes)), form }
+  return { payload: parseJson(unwrapBase64(text, maxBytes), !input.rawStrings), form }
 }
 
 function firstString(value: unknown): string {
@@ -185,16 +190,16 @@ function tryBase64(text: string): Buffer | null {
   return bytes.length > 0 ? bytes : null
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string, clean: boolean): unknown {
   let parsed: unknown
   try {
     parsed = parseLenientJson(text)
   } catch (err) {
     throw new AppError('invalid_payload', `Malformed request data: Invalid JSON: ${(err as Error).message}`)
   }
-  const clean = sanitiseParsedJson(parsed)
-  if (clean === null) {
+  const checked = sanitiseParsedJson(parsed, MAX_JSON_DEPTH, clean)
+  if (checked === null) {
     throw new AppError('invalid_payload', `Malformed request data: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
   }
-  return clean.value
+  return checked.value
 }

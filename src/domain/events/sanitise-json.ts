@@ -20,7 +20,7 @@ export function cleanText(s: string): string {
   return out
 }
 
-function needsCleaning(s: string): boolean {
+function needsCleaningText(s: string): boolean {
   return !(s as WellFormedString).isWellFormed() || s.indexOf('\u0000') !== -1
 }
 
@@ -29,9 +29,11 @@ function needsCleaning(s: string): boolean {
  * every string and key in place with `cleanText`, and measures the depth. Returns the value (a new
  * string when the top value is itself a string) or `null` when it is nested deeper than `maxDepth`.
  * Clean values are never copied: the only cost is one `isWellFormed`/`indexOf` per string.
- * Only for values this process just parsed (it mutates them).
+ * Only for values this process just parsed (it mutates them). `clean: false` only measures the depth
+ * (recordings: posthog-js packs gzip bytes as latin1 text, U+0000 included, and they go to files).
  */
-export function sanitiseParsedJson(value: unknown, maxDepth = MAX_JSON_DEPTH): { value: unknown } | null {
+export function sanitiseParsedJson(value: unknown, maxDepth = MAX_JSON_DEPTH, clean = true): { value: unknown } | null {
+  const needsCleaning = clean ? needsCleaningText : () => false
   if (typeof value === 'string') return { value: needsCleaning(value) ? cleanText(value) : value }
   if (typeof value !== 'object' || value === null) return { value }
   const stack: Array<{ node: object; depth: number }> = [{ node: value, depth: 1 }]
@@ -70,7 +72,7 @@ function renameKeys(obj: Record<string, unknown>): void {
   const entries = Object.entries(obj)
   for (const [key] of entries) delete obj[key]
   for (const [key, item] of entries) {
-    const clean = needsCleaning(key) ? cleanText(key) : key
+    const clean = needsCleaningText(key) ? cleanText(key) : key
     if (!Object.prototype.hasOwnProperty.call(obj, clean)) setOwn(obj, clean, item)
   }
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors.ts'
+import { cleanText } from '../events/sanitise-json.ts'
 import { isRrwebEvent, type RrwebEvent } from './summarise-snapshots.ts'
 
 /** The rrweb events of one session and window sent in one `/s/` request. */
@@ -40,7 +41,7 @@ export function extractSnapshotGroups(events: readonly Record<string, unknown>[]
     const key = `${sessionId}\u0000${windowId}`
     const group = groups.get(key)
     if (group) group.events.push(...items)
-    else groups.set(key, { sessionId, windowId, distinctId: String(distinct).trim().slice(0, 200), events: items })
+    else groups.set(key, { sessionId, windowId, distinctId: cleanText(String(distinct).trim().slice(0, 200)), events: items })
   }
   return [...groups.values()]
 }

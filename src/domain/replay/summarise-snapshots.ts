@@ -1,3 +1,5 @@
+import { cleanText } from '../events/sanitise-json.ts'
+
 /**
  * What a recording's metadata row needs from one block of rrweb events, computed without I/O.
  * Counting rules follow PostHog's replay ingestion (`session-recording-v2` / the Rust replay
@@ -71,7 +73,7 @@ export function summariseSnapshots(events: readonly RrwebEvent[]): SnapshotSumma
       if (source === SOURCE_MOUSE_MOVE || source === SOURCE_MOUSE_INTERACTION || source === SOURCE_TOUCH_MOVE) s.mouseActivity++
     } else if (e.type === META) {
       if (typeof data.href === 'string' && (s.firstUrlMs === null || e.timestamp < s.firstUrlMs)) {
-        s.firstUrl = data.href
+        s.firstUrl = cleanText(data.href.slice(0, 2000))
         s.firstUrlMs = e.timestamp
       }
     } else if (e.type === PLUGIN && data.plugin === 'rrweb/console@1') {

@@ -4,7 +4,7 @@ import type { Project, User } from './project-types.ts'
 import { SDK_SETTING_KEYS, type SdkSettingKey } from './project-settings.ts'
 import type { ProjectSettingsInput } from './project-store.ts'
 import { paginate, readPage } from '../../http/pagination.ts'
-import { has, readBody, readBool, readHttpUrl, readString, type Body } from '../../http/drf-fields.ts'
+import { has, readBody, readBool, readHttpUrl, readInt, readString, type Body } from '../../http/drf-fields.ts'
 import { addRoute } from '../../http/route-paths.ts'
 import { AppError } from '../../shared/errors.ts'
 import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
@@ -36,6 +36,7 @@ export function toProjectJson(p: Project, level: number | null = null, ingestedE
     access_control: false,
     effective_membership_level: level,
     slack_incoming_webhook: p.slackIncomingWebhook,
+    event_retention_days: p.eventRetentionDays,
     ...recordingSettingsJson(p.sessionRecording),
     ...p.settings,
   }
@@ -55,6 +56,7 @@ function readSettings(body: Body, recording: RecordingSettings): ProjectSettings
   const sdk: Partial<Record<SdkSettingKey, boolean | null>> = {}
   for (const key of SDK_SETTING_KEYS) if (has(body, key)) sdk[key] = body[key] === null ? null : readBool(body[key], key)
   if (Object.keys(sdk).length > 0) input.sdk = sdk
+  if (has(body, 'event_retention_days')) input.eventRetentionDays = readInt(body.event_retention_days, 'event_retention_days', { allowNull: true, min: 1, max: 36_500 })
   if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
   return input
 }

@@ -32,6 +32,8 @@ export interface Project {
   sessionRecording: RecordingSettings
   /** PostHog's `slack_incoming_webhook`: where actions with `post_to_chat` send their messages (null: nowhere). */
   slackIncomingWebhook: string | null
+  /** Days of events kept (`event_retention_days`); null: forever. */
+  eventRetentionDays: number | null
   createdAt: Date
   updatedAt: Date
   /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */

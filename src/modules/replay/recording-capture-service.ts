@@ -42,7 +42,9 @@ export function createRecordingCaptureService(deps: RecordingCaptureDeps) {
 
   return {
     async capture(req: RecordingCaptureRequest): Promise<{ sessions: number; snapshots: number }> {
-      const decoded = decodeCaptureBody(req.body)
+      // Snapshot text stays as sent (posthog-js's gzip parts hold U+0000); what reaches the
+      // metadata store (distinct id, URL) is cleaned where it is read.
+      const decoded = decodeCaptureBody({ ...req.body, rawStrings: true })
       const extracted = extractEvents({ payload: decoded.payload, form: decoded.form, query: req.body.query, method: req.body.method ?? 'POST' })
       const project = await resolvePublicProject(deps.projects, extracted.token ?? req.bearer)
       const groups = extractSnapshotGroups(extracted.events as (RawEvent & Record<string, unknown>)[])
@@ -72,7 +74,7 @@ export function createRecordingCaptureService(deps: RecordingCaptureDeps) {
     const lines: string[] = []
     for (const g of groups) for (const e of g.events) lines.push(JSON.stringify([g.windowId, e]))
     const summary = summariseSnapshots(groups.flatMap((g) => g.events))
-    const data = await gzipAsync(lines.join('\n') + '\n', { level: 3 })
+    const data = await gzipAsync(lines.join('\n') + '\n', { level: 1 })
     const location = await deps.blobs.appendBlock(projectId, groups[0]!.sessionId, data)
     return { ...location, ...summary, distinctId: groups[0]!.distinctId, windowIds: [...new Set(groups.map((g) => g.windowId))] }
   }

@@ -53,19 +53,23 @@ export function createRecordingService(deps: { store: RecordingStore; blobs: Rec
 
     /** The JSON lines (`[windowId, event]`) of blocks `start..end` (blob keys, inclusive). */
     async blockLines(project: Project, sessionId: string, start: number, end: number): Promise<Buffer> {
-      const blocks = await this.sources(project, sessionId)
       if (end < start || end - start + 1 > MAX_BLOCKS_PER_REQUEST) {
         throw new AppError('validation_error', `Ask for at most ${MAX_BLOCKS_PER_REQUEST} blocks at once, start_blob_key first.`, 'end_blob_key', { subCode: 'invalid_input' })
       }
-      const wanted = blocks.slice(start, end + 1)
+      const wanted = await deps.store.blocks(project.id, sessionId, { offset: start, limit: end - start + 1 })
       if (wanted.length === 0) throw new AppError('not_found', 'Not found.')
-      const parts = await Promise.all(
-        wanted.map(async (b) => {
-          const raw = await deps.blobs.readBlock(b)
-          if (!raw) throw new AppError('not_found', 'Not found.')
-          return gunzipAsync(raw)
-        }),
-      )
+      const parts: Buffer[] = []
+      // Blocks next to each other in the session file are read with one read and inflated with one
+      // gunzip (a gzip stream may hold several members).
+      for (let i = 0; i < wanted.length; ) {
+        let j = i
+        while (j + 1 < wanted.length && wanted[j + 1]!.offset === wanted[j]!.offset + wanted[j]!.length) j++
+        const first = wanted[i]!
+        const raw = await deps.blobs.readBlock({ ...first, length: wanted[j]!.offset + wanted[j]!.length - first.offset })
+        if (!raw) throw new AppError('not_found', 'Not found.')
+        parts.push(await gunzipAsync(raw))
+        i = j + 1
+      }
       return Buffer.concat(parts)
     },
 

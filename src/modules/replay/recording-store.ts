@@ -55,7 +55,8 @@ export interface RecordingStore {
   insertBlocks(blocks: readonly RecordingBlock[]): Promise<void>
   list(projectId: number, filter: RecordingFilter): Promise<{ results: RecordingMeta[]; hasNext: boolean }>
   get(projectId: number, sessionId: string): Promise<RecordingMeta | null>
-  blocks(projectId: number, sessionId: string): Promise<StoredBlock[]>
+  /** The session's blocks in time order (the blob keys are their positions), or a page of them. */
+  blocks(projectId: number, sessionId: string, page?: { offset: number; limit: number }): Promise<StoredBlock[]>
   /** Removes the sessions' rows; returns the ids that existed. */
   deleteSessions(projectId: number, sessionIds: readonly string[]): Promise<string[]>
   /** Sessions recorded by any of these distinct ids. */

@@ -1,6 +1,8 @@
-import type { EventListQuery, EventPropertyFilter, EventReadStore, EventRow } from '../../modules/events/event-read-store.ts'
+import type { EventListQuery, EventReadStore, EventRow } from '../../modules/events/event-read-store.ts'
+import { stepFilterSql } from '../event-sql/action-sql.ts'
 import type { ClickHouse } from './open-clickhouse.ts'
-import { intLiteral, numberLiteral, stringLiteral, stringList, uuidLiteral } from './clickhouse-literals.ts'
+import { clickHouseEventDialect as d } from './clickhouse-event-dialect.ts'
+import { intLiteral, stringLiteral, uuidLiteral } from './clickhouse-literals.ts'
 
 // Aliases differ from the column names: a ClickHouse alias is visible in WHERE and ORDER BY too.
 const COLUMNS = `toString(uuid) AS uuid_text, event, distinct_id, properties, elements_chain, timestamp_ms, toString(person_id) AS person_text`
@@ -17,9 +19,9 @@ interface Row {
 
 /**
  * Reads events from ClickHouse: newest first by the exact instant, then uuid (as text, DuckDB's
- * order). Property filters read the top-level key/value arrays the event store fills, so a key is
- * matched literally and at the top level only (ClickHouse 18.16's visitParam* functions would match it
- * at any depth).
+ * order). Property filters are the event-SQL layer's with ClickHouse's dialect (one implementation of
+ * each operator): they read the top-level key/value arrays the event store fills, so a key is matched
+ * literally and at the top level only (ClickHouse 18.16's visitParam* functions would match it at any depth).
  */
 export function createClickHouseEventReadStore(ch: ClickHouse): EventReadStore {
   async function query(sql: string): Promise<EventRow[]> {
@@ -50,9 +52,10 @@ export function createClickHouseEventReadStore(ch: ClickHouse): EventReadStore {
             : `timestamp_ms * 1000 < ${before}`,
         )
       }
-      for (const f of q.properties) where.push(propertyCondition(f))
+      const params = d.createParams()
+      for (const f of q.properties) where.push(stepFilterSql({ ...f, type: 'event' }, d, params).condition)
       return query(
-        `SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')}
+        `SELECT ${COLUMNS} FROM events AS e WHERE ${where.join(' AND ')}
          ORDER BY timestamp_ms DESC, uuid_text DESC LIMIT ${intLiteral(Math.floor(q.offset))}, ${intLiteral(Math.floor(q.limit))}`,
       )
     },
@@ -75,45 +78,4 @@ export function isoMicros(iso: string): bigint {
   const fraction = /[T ]\d{2}:\d{2}:\d{2}\.(\d+)/.exec(iso)?.[1] ?? ''
   const subMs = Number((fraction.slice(3, 6) + '000').slice(0, 3))
   return BigInt(ms) * 1000n + BigInt(subMs)
-}
-
-/**
- * One property filter as SQL over the top-level arrays. Values are literals (no parameters on 18.16);
- * numbers compare as Float64 (`toFloat64OrNull`: text that is no number matches no comparison).
- */
-function propertyCondition(f: EventPropertyFilter): string {
-  const key = stringLiteral(f.key)
-  const value = `if(has(prop_keys, ${key}), prop_values[indexOf(prop_keys, ${key})], NULL)`
-  const set = `has(prop_keys, ${key})`
-  const values = (Array.isArray(f.value) ? f.value : [f.value]).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
-  switch (f.operator) {
-    case 'is_set':
-      return set
-    case 'is_not_set':
-      return `NOT ${set}`
-    case 'exact':
-    case 'is_not': {
-      const list = `${value} IN (${stringList(values)})`
-      return f.operator === 'exact' ? `(${set} AND ${list})` : `(NOT ${set} OR NOT ${list})`
-    }
-    case 'icontains':
-    case 'not_icontains': {
-      const has = `positionCaseInsensitiveUTF8(${value}, ${stringLiteral(values[0] ?? '')}) > 0`
-      return f.operator === 'icontains' ? `(${set} AND ${has})` : `(NOT ${set} OR NOT ${has})`
-    }
-    case 'regex':
-    case 'not_regex': {
-      const re = `match(${value}, ${stringLiteral(values[0] ?? '')})`
-      return f.operator === 'regex' ? `(${set} AND ${re})` : `(NOT ${set} OR NOT ${re})`
-    }
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte': {
-      const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.operator]
-      return `coalesce(toFloat64OrNull(${value}) ${op} ${numberLiteral(Number(values[0]))}, 0) = 1`
-    }
-    default:
-      throw new Error(`unsupported operator ${f.operator}`)
-  }
 }

@@ -13,6 +13,8 @@ import { createClickHousePersonOverrideStore } from './clickhouse-person-overrid
 import { createClickHouseQueryEngine } from './clickhouse-query-engine.ts'
 import { createClickHouseActionReads } from './clickhouse-action-reads.ts'
 import { openClickHouse } from './open-clickhouse.ts'
+import { createClickHouseEventRetention } from './clickhouse-event-retention.ts'
+import type { EventRetentionStore } from '../../modules/retention/event-retention-store.ts'
 
 export interface ClickHouseStores {
   stores: {
@@ -23,6 +25,7 @@ export interface ClickHouseStores {
     personEvents: PersonEventStore
     actionEvents: ActionEventReads
     queryEngine: QueryEngine
+    eventRetention: EventRetentionStore
   }
   /** `/_ready`'s check: a query on the server. */
   ping(): Promise<unknown>
@@ -50,6 +53,7 @@ export async function openClickHouseStores(
       personEvents: createClickHousePersonEventStore(ch),
       actionEvents: createClickHouseActionReads(ch),
       queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency }),
+      eventRetention: createClickHouseEventRetention(ch),
     },
     ping: () => ch.ping(),
     async close() {

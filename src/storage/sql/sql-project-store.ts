@@ -7,7 +7,7 @@ import { cannotBeStored, refuseNul } from './sql-text.ts'
 import { readStoredRecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
-  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook, ${SDK_SETTING_KEYS.map((k) => `p.${k}`).join(', ')}`
+  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook, p.event_retention_days, ${SDK_SETTING_KEYS.map((k) => `p.${k}`).join(', ')}`
 const PROJECT_FROM = 'projects p JOIN organizations o ON o.id = p.organization_id'
 
 type Row = Record<string, any>
@@ -37,6 +37,7 @@ function toProject(r: Row): Project {
     timezone: r.timezone,
     sessionRecording: readStoredRecordingSettings(r.session_recording),
     slackIncomingWebhook: r.slack_incoming_webhook ?? null,
+    eventRetentionDays: r.event_retention_days ?? null,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
     settings: sdkSettingsOfRow(r),
@@ -67,9 +68,11 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       'INSERT INTO projects (uuid, organization_id, name, api_token) VALUES ($1, $2, $3, $4) RETURNING id',
       [newUuid(), organizationId, name, apiToken],
     )
+    // Each organisation member at their organisation level (PostHog's UserTeamPermissions: without
+    // project access control the effective level is the organisation's), never more.
     await q.query(
       `INSERT INTO project_members (project_id, user_id, level)
-       SELECT $1, user_id, 8 FROM organization_members WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
+       SELECT $1, user_id, level FROM organization_members WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
       [row.id, organizationId],
     )
     return projectById(q, row.id)
@@ -115,6 +118,7 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       // Column names come from SDK_SETTING_KEYS (never from the request); values are parameters.
       const sets = ['name = COALESCE($1, name)', 'timezone = COALESCE($2, timezone)', 'session_recording = COALESCE($4::jsonb, session_recording)', 'updated_at = now()']
       const params: unknown[] = [input.name ?? null, input.timezone ?? null, projectId, input.sessionRecording ? JSON.stringify(input.sessionRecording) : null]
+      if (input.eventRetentionDays !== undefined) sets.push(`event_retention_days = $${params.push(input.eventRetentionDays)}`)
       if (input.slackIncomingWebhook !== undefined) sets.push(`slack_incoming_webhook = $${params.push(input.slackIncomingWebhook)}`)
       for (const key of SDK_SETTING_KEYS) {
         if (input.sdk && key in input.sdk) sets.push(`${key} = $${params.push(input.sdk[key])}`)
@@ -143,6 +147,10 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
         [projectId, userId, level],
       )
       await db.query('UPDATE users SET current_project_id = $1 WHERE id = $2 AND current_project_id IS NULL', [projectId, userId])
+    },
+    async memberLevel(projectId, userId) {
+      const [row] = await db.query<{ level: number }>('SELECT level FROM project_members WHERE project_id = $1 AND user_id = $2', [projectId, userId])
+      return row?.level ?? null
     },
     async addPersonalKey(userId, key) {
       await db.query('INSERT INTO personal_api_keys (user_id, label, secure_value, mask_value) VALUES ($1, $2, $3, $4)', [

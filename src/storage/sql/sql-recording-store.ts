@@ -130,11 +130,12 @@ export function createSqlRecordingStore(db: SqlClient): RecordingStore {
       return row ? toMeta(row) : null
     },
 
-    async blocks(projectId, sessionId): Promise<StoredBlock[]> {
+    async blocks(projectId, sessionId, page): Promise<StoredBlock[]> {
       const rows = await db.query(
         `SELECT byte_offset, byte_length, start_time, end_time FROM session_recording_blocks
-         WHERE project_id = $1 AND session_id = $2 ORDER BY start_time, byte_offset`,
-        [projectId, sessionId],
+         WHERE project_id = $1 AND session_id = $2 ORDER BY start_time, byte_offset
+         ${page ? 'OFFSET $3 LIMIT $4' : ''}`,
+        page ? [projectId, sessionId, page.offset, page.limit] : [projectId, sessionId],
       )
       return rows.map((r) => ({
         projectId, sessionId, offset: Number(r.byte_offset), length: Number(r.byte_length),

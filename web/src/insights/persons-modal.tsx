@@ -131,6 +131,7 @@ export function PersonsModal({ pick, onClose }: { pick: ActorsPick; onClose: () 
                   <tr key={a.id}>
                     <td>
                       {a.distinct_ids ? <Link href={`~/persons/${encodeURIComponent(a.id)}`}>{displayName(a)}</Link> : <span className="muted">Deleted person</span>}
+                      {a.distinct_ids && <> · <Link href={`~/replay?person_uuid=${encodeURIComponent(a.id)}`}>Watch recordings</Link></>}
                       {more && <div className={more.isId ? 'muted mono' : 'muted'}>{more.text}</div>}
                     </td>
                     {events >= 0 && <td className="num">{num(row[events] as number)}</td>}

@@ -75,7 +75,8 @@ function PersonDetail() {
     enabled: !!person.data,
   })
   const remove = useMutation({
-    mutationFn: (withEvents: boolean) => api(`${base}/persons/${encodeURIComponent(id)}/${withEvents ? '?delete_events=true' : ''}`, { method: 'DELETE' }),
+    mutationFn: (withData: boolean | 'all') =>
+      api(`${base}/persons/${encodeURIComponent(id)}/${withData === 'all' ? '?delete_events=true&delete_recordings=true' : withData ? '?delete_events=true' : ''}`, { method: 'DELETE' }),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['persons'] })
       navigate('/')
@@ -86,8 +87,10 @@ function PersonDetail() {
       {(p) => (
         <>
           <PageHeader title={p.name} description={`Person ${p.uuid}`}>
+            <Link href={`~/replay?person_uuid=${encodeURIComponent(p.uuid)}`} className="btn">Watch recordings</Link>
             <button type="button" className="btn danger" onClick={() => confirm('Delete this person? Their events stay.') && remove.mutate(false)}>Delete person</button>
             <button type="button" className="btn danger" onClick={() => confirm('Delete this person and all their events?') && remove.mutate(true)}>Delete with events</button>
+            <button type="button" className="btn danger" onClick={() => confirm('Delete this person, their events and their recordings?') && remove.mutate('all')}>Delete with events and recordings</button>
           </PageHeader>
           {remove.error && <ErrorBox error={remove.error} />}
           <div className="grid-2">

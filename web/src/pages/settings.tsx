@@ -6,8 +6,9 @@ import { Card, CopyButton, ErrorBox, Field, PageHeader } from '../ui.tsx'
 import { PersonalKeys, Members } from './settings-team.tsx'
 import { Ingestion } from './settings-ingestion.tsx'
 import { Notifications } from './settings-notifications.tsx'
+import { ReplaySettings } from './settings-replay.tsx'
 
-const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications']] as const
+const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications'], ['replay', 'Replay']] as const
 type Tab = (typeof TABS)[number][0]
 
 /**
@@ -97,6 +98,7 @@ export default function SettingsPage() {
         {tab === 'members' && <Members />}
         {tab === 'ingestion' && <Ingestion />}
         {tab === 'notifications' && <Notifications />}
+        {tab === 'replay' && <ReplaySettings />}
       </div>
     </>
   )
