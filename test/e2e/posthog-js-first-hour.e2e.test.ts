@@ -91,7 +91,7 @@ for (const [label, bundle] of [['1.100', 'posthog-js-1-100/dist/array.full.js'],
         const res = await app.http.inject({ url: `/api/projects/${app.projectId}/events/?limit=100`, headers: app.auth })
         const all = res.json().results as Array<{ event: string; properties: Record<string, unknown> }>
         return all.some((e) => e.event === 'after the error') && all
-      })
+      }, 300) // up to 30 s: two browsers and a server on a shared 2-core machine
       const exceptions = events.filter((e) => e.event === '$exception')
       if (!optIn) {
         assert.equal(exceptions.length, 0, 'no $exception without the setting')
@@ -100,7 +100,7 @@ for (const [label, bundle] of [['1.100', 'posthog-js-1-100/dist/array.full.js'],
       await eventually(async () => {
         const res = await app.http.inject({ url: `/api/projects/${app.projectId}/events/?event=%24exception`, headers: app.auth })
         return res.json().results.length > 0
-      })
+      }, 300)
       const res = await app.http.inject({ url: `/api/projects/${app.projectId}/events/?event=%24exception`, headers: app.auth })
       assert.match(JSON.stringify(res.json().results[0].properties), /checkout exploded/)
       assert.deepEqual(seen.fromTally.filter((r) => !/^(200|204) /.test(r)), [])
