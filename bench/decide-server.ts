@@ -1,7 +1,10 @@
-// Child process of bench/decide.ts: `tally` seeds embedded stores with 50 active flags and 100,000
-// persons, then restarts Tally on them (as a real server starts on existing data); `ceiling` starts a
-// bare Fastify route. Over IPC: its port, CPU time, RSS and person-cache counters on request, and
-// `restart` (with or without the person-cache warm-up, waiting for it to finish).
+// Child process of bench/decide.ts: `tally` seeds embedded stores with 50 active flags, 100,000
+// persons and 2,000 events, then restarts Tally on them (as a real server starts on existing data);
+// `ceiling` starts a bare Fastify route. Over IPC: its port, CPU time (the process's, and the main
+// thread's alone), RSS and person-cache counters on request, `restart` (with or without the
+// person-cache warm-up, waiting for it to finish), and `heavy` (starts or cancels four heavy insight
+// queries: cartesian joins over the events, the issue's saturating member).
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,6 +15,16 @@ import { loadConfig } from '../src/config/load-config.ts'
 import { generateToken } from '../src/shared/ids.ts'
 
 export const PERSONS = 100_000
+const EVENTS = 2000
+/** Never ends on 2,000 events (8e9 rows per join level): runs until cancelled. */
+const HEAVY = 'SELECT count() FROM events a JOIN events b ON a.distinct_id != b.distinct_id JOIN events c ON b.distinct_id != c.distinct_id'
+
+/** CPU time of this process's main thread (the event loop) in µs, from /proc (clock ticks of 10 ms). */
+function mainThreadCpuMicros(): number {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
 
 const person = (key: string, value: unknown, operator = 'exact') => ({ key, value, operator, type: 'person' })
 const variants = { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] }
@@ -35,7 +48,14 @@ function benchFlags(): object[] {
 
 async function startTally() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-'))
-  const env = { TALLY_DATA_DIR: dataDir, TALLY_PROJECT_API_KEY: generateToken('phc_'), TALLY_PERSONAL_API_KEY: generateToken('phx_'), TALLY_LOG_LEVEL: 'silent' }
+  const env = {
+    TALLY_DATA_DIR: dataDir,
+    TALLY_PROJECT_API_KEY: generateToken('phc_'),
+    TALLY_PERSONAL_API_KEY: generateToken('phx_'),
+    TALLY_LOG_LEVEL: 'silent',
+    // All four heavy queries are admitted (one project, no user): what is measured is their effect.
+    TALLY_QUERY_CONCURRENCY_PER_PROJECT: '4',
+  }
   const open = (warm: boolean) => createApp(loadConfig({}, { ...env, TALLY_PERSON_CACHE_WARM: String(warm) }), pino({ level: 'silent' }))
   const seeding = await open(false)
   const [project] = await seeding.services.projects.listProjects()
@@ -59,6 +79,11 @@ async function startTally() {
     })
     await seeding.services.personData.upsertPersons(project.id, chunk)
   }
+  const batch = Array.from({ length: EVENTS }, (_, i) => ({ event: 'seed', distinct_id: `person-${i % 50}`, uuid: crypto.randomUUID(), properties: { i } }))
+  const res = await seeding.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: project.apiToken, batch } })
+  if (res.statusCode !== 200) throw new Error(`seeding events: ${res.statusCode} ${res.body}`)
+  const count = async () => Number(((await seeding.services.queries.run(project, { kind: 'HogQLQuery', query: 'SELECT count() FROM events' })).results as number[][])[0]![0])
+  while ((await count()) < EVENTS) await new Promise((r) => setTimeout(r, 100))
   await seeding.close()
 
   let app: Awaited<ReturnType<typeof createApp>> | null = null
@@ -71,10 +96,21 @@ async function startTally() {
     return { port: (app.http.server.address() as { port: number }).port, warmUp }
   }
   const first = await restart(false)
+  let cancelHeavy: AbortController | null = null
+  /** Starts the four heavy queries (resolves once all four compute) or cancels them. */
+  async function heavy(on: boolean) {
+    cancelHeavy?.abort()
+    cancelHeavy = null
+    if (!on) return
+    const cancel = (cancelHeavy = new AbortController())
+    for (let i = 0; i < 4; i++) void app!.services.queries.run(project, { kind: 'HogQLQuery', query: HEAVY }, { signal: cancel.signal }).catch(() => undefined)
+    while (app!.services.queries.running() < 4) await new Promise((r) => setTimeout(r, 20))
+  }
   return {
     port: first.port,
     token: project.apiToken,
     restart,
+    heavy,
     cacheStats: () => app!.services.personData.stats(),
     cleanup: async () => {
       await app?.close()
@@ -87,15 +123,19 @@ async function startCeiling() {
   const app = Fastify()
   app.post('/flags/', async (req) => ({ flags: {}, errorsWhileComputingFlags: false, echo: (req.body as { distinct_id?: string }).distinct_id }))
   await app.listen({ port: 0, host: '127.0.0.1' })
-  return { port: (app.server.address() as { port: number }).port, token: 'phc_ceiling', cleanup: () => app.close(), restart: null, cacheStats: null }
+  return { port: (app.server.address() as { port: number }).port, token: 'phc_ceiling', cleanup: () => app.close(), restart: null, heavy: null, cacheStats: null }
 }
 
 const started = process.argv[2] === 'ceiling' ? await startCeiling() : await startTally()
 process.send!({ type: 'ready', port: started.port, token: started.token })
-process.on('message', async (msg: { type: string; warm?: boolean }) => {
+process.on('message', async (msg: { type: string; warm?: boolean; on?: boolean }) => {
   if (msg.type === 'stats') {
     const cpu = process.cpuUsage()
-    process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss, cache: started.cacheStats?.() ?? null })
+    process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, mainCpuMicros: mainThreadCpuMicros(), rss: process.memoryUsage().rss, cache: started.cacheStats?.() ?? null })
+  }
+  if (msg.type === 'heavy' && started.heavy) {
+    await started.heavy(msg.on === true)
+    process.send!({ type: 'heavy' })
   }
   if (msg.type === 'restart' && started.restart) process.send!({ type: 'ready', ...(await started.restart(msg.warm === true)) })
   if (msg.type === 'stop') {

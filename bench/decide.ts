@@ -3,8 +3,11 @@
 // flag engine alone. Servers run in child processes so autocannon does not share their event loop
 // (on a small machine they still share cores: CPU time per request is the steadier figure).
 // Tally runs twice on the same data: restarted without the person-cache warm-up (cold: first pass),
-// then restarted with it (warm). BENCH_PROFILE=dir writes a CPU profile of the Tally process,
-// BENCH_NODE_ARGS adds node flags to it.
+// then restarted with it (warm). Then the paced 1,000 req/s again while four heavy insight queries
+// (cartesian joins) compute, and the targets of issue 29 as ratios to the bare route's p99 measured
+// in the same run, with CPU per request (the event loop's own, and the whole process's).
+// BENCH_SECONDS (or the first argument) sets each phase's length (default 10); BENCH_PROFILE=dir
+// writes a CPU profile of the Tally process, BENCH_NODE_ARGS adds node flags to it.
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
@@ -14,7 +17,7 @@ import { pacedLoad, type PacedRun } from './paced-load.ts'
 import { benchNodeArgs } from './server-process.ts'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
-const DURATION = Number(process.argv[2] ?? 10)
+const DURATION = Number(process.argv[2] ?? process.env.BENCH_SECONDS ?? 10)
 
 type Child = { child: ChildProcess; port: number; token: string }
 
@@ -27,6 +30,8 @@ async function start(mode: 'tally' | 'ceiling'): Promise<Child> {
 
 interface Stats {
   cpuMicros: number
+  /** The main thread's alone (DuckDB's query threads excluded). */
+  mainCpuMicros: number
   rss: number
   cache: { hits: number; misses: number; warmed: number; entries: number } | null
 }
@@ -95,16 +100,26 @@ async function load(server: Child, opts: { connections: number; overallRate?: nu
   }
 }
 
+type Paced = PacedRun & { cpuMicros: number; mainCpuMicros: number }
+
 /** A steady 1,000 req/s (one request a millisecond, latency from when each was due), with CPU per request. */
-async function paced(server: Child, knownOnly = false): Promise<PacedRun & { cpuMicros: number }> {
+async function paced(server: Child, knownOnly = false): Promise<Paced> {
   const before = await stats(server.child)
   const run = await pacedLoad({ url: `http://127.0.0.1:${server.port}/flags/?v=2`, rate: 1000, seconds: DURATION, body: () => body(server.token, knownOnly) })
   const after = await stats(server.child)
   if (run.failed > 0) throw new Error(`${run.failed} failed requests at a steady 1,000 req/s`)
-  return { ...run, cpuMicros: (after.cpuMicros - before.cpuMicros) / Math.max(1, run.answered) }
+  const per = (a: number, b: number) => (a - b) / Math.max(1, run.answered)
+  return { ...run, cpuMicros: per(after.cpuMicros, before.cpuMicros), mainCpuMicros: per(after.mainCpuMicros, before.mainCpuMicros) }
 }
-const fmtPaced = (r: PacedRun & { cpuMicros: number }) =>
-  `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ${Math.round(r.cpuMicros)} µs CPU/request`
+const fmtPaced = (r: Paced) =>
+  `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ` +
+  `${Math.round(r.cpuMicros)} µs CPU/request (event loop ${Math.round(r.mainCpuMicros)})`
+
+/** Starts (resolving once all four compute) or cancels the heavy queries in the Tally process. */
+async function heavy(server: Child, on: boolean): Promise<void> {
+  server.child.send({ type: 'heavy', on })
+  await once(server.child, 'message')
+}
 
 const fmt = (r: Run) =>
   `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${Math.round(r.cpuMicros)} µs CPU/request` +
@@ -128,6 +143,9 @@ await load(tally, { connections: 50 }) // JIT warm-up run, discarded
 const max = await load(tally, { connections: 50 })
 const steady = await paced(tally)
 const steadyKnown = await paced(tally, true)
+await heavy(tally, true)
+const beside = await paced(tally)
+await heavy(tally, false)
 const bursts = await load(tally, { connections: 20, overallRate: 1000 })
 const memory = await stats(tally.child)
 tally.child.send({ type: 'stop' })
@@ -135,6 +153,12 @@ console.log(`tally /flags?v=2 warm, saturated:  ${fmt(max)}${share(max)}`)
 console.log(`tally /flags?v=2 at a steady 1,000 req/s: ${fmtPaced(steady)}`)
 console.log(`  the same, seeded (cached) persons only:  ${fmtPaced(steadyKnown)}`)
 console.log(`tally /flags?v=2, autocannon overallRate 1,000 (20 connections, each sending its 50 a second back to back): ${fmt(bursts)}`)
+console.log(`tally /flags?v=2 at a steady 1,000 req/s beside four heavy insight queries: ${fmtPaced(beside)}`)
+const ratio = (r: Paced) => `${(r.p99 / ceilPaced.p99).toFixed(2)}x the bare route's p99 (${r.p99} / ${ceilPaced.p99} ms)`
+console.log('issue 29 targets (ratios to the bare route in this run; CPU of the event loop per request):')
+console.log(`  CPU per /decide, 50 flags, warm, 1,000 req/s <= 150 µs: ${Math.round(steady.mainCpuMicros)} µs (process ${Math.round(steady.cpuMicros)} µs); cached persons ${Math.round(steadyKnown.mainCpuMicros)} µs`)
+console.log(`  p99 at 1,000 req/s <= 3x the bare route's: ${ratio(steady)}`)
+console.log(`  p99 beside four heavy queries <= 3x the bare route's: ${ratio(beside)}`)
 console.log(`tally RSS after the runs:          ${(memory.rss / 1024 / 1024).toFixed(0)} MB (${memory.cache?.entries.toLocaleString('en')} cache entries)`)
 console.log('flag engine alone (bench/flag-engine.ts):')
 await import('./flag-engine.ts')

@@ -20,6 +20,8 @@ import { createDuckDbEventRetention } from '../storage/duckdb/duckdb-event-reten
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
+import { localChangeBus } from '../shared/change-bus.ts'
+import { openPgChangeBus } from '../storage/postgres/pg-change-bus.ts'
 import type { Stores } from './create-services.ts'
 import type { Logger } from 'pino'
 
@@ -43,7 +45,8 @@ export interface OpenedStores extends Stores {
 /** Opens the configured stores and applies their migrations. The only place that picks adapters. */
 export async function createAdapters(
   config: Pick<Config, 'storage'> & Partial<Pick<Config, 'query'>>,
-  parts: { events?: boolean; logger?: Logger } = {},
+  /** `events: false`: no event store (a capture process, a CLI command); `queue` defaults to `events`. */
+  parts: { events?: boolean; queue?: boolean; logger?: Logger } = {},
 ): Promise<OpenedStores> {
   const dir = config.storage.dataDir
   const metaDir = path.join(dir, 'metadata')
@@ -58,7 +61,14 @@ export async function createAdapters(
     await meta.close()
     throw err
   }
+  // Several processes share PostgreSQL: each hears the others' cache invalidations through it.
+  const changes = config.storage.metadataUrl ? openPgChangeBus(config.storage.metadataUrl, parts.logger?.child({ module: 'changes' })) : localChangeBus()
   if (parts.events === false) {
+    const queue = parts.queue ? await openQueue(config, parts.logger).catch(async (err: unknown) => {
+      await changes.close()
+      await meta.close()
+      throw err
+    }) : notOpened<EventQueue>('event queue')
     const noEvents = {
       insertBatch: async () => {
         throw new Error('event store not opened')
@@ -68,7 +78,7 @@ export async function createAdapters(
     return {
       meta,
       events: noEvents,
-      queue: notOpened('event queue'),
+      queue,
       eventReads: notOpened('event read store'),
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
@@ -78,7 +88,12 @@ export async function createAdapters(
       eventRetention: notOpened('event retention'),
       ping: { metadata: () => meta.query('SELECT 1') },
       memory: async () => ({ ...metaMemory() }),
-      close: () => meta.close(),
+      changes,
+      async close() {
+        if (parts.queue) await queue.close()
+        await changes.close()
+        await meta.close()
+      },
     }
   }
   if (config.storage.clickhouseUrl) {
@@ -87,20 +102,26 @@ export async function createAdapters(
         dedupWindow: config.storage.dedupWindowEvents,
         queryConcurrency: config.query?.concurrency ?? 4,
       })
-      const queue = await openQueue(config, parts.logger)
+      const queue = await openQueue(config, parts.logger).catch(async (err: unknown) => {
+        await ch.close()
+        throw err
+      })
       return {
         meta,
         queue,
+        changes,
         ...ch.stores,
         ping: { metadata: () => meta.query('SELECT 1'), events: ch.ping },
         memory: async () => ({ ...metaMemory() }),
         async close() {
           await queue.close()
           await ch.close()
+          await changes.close()
           await meta.close()
         },
       }
     } catch (err) {
+      await changes.close()
       await meta.close()
       throw err
     }
@@ -139,6 +160,7 @@ export async function createAdapters(
     personEvents,
     queryEngine,
     eventRetention,
+    changes,
     ping: {
       metadata: () => meta.query('SELECT 1'),
       events: () => pingConnection.run('SELECT 1'),
@@ -156,6 +178,7 @@ export async function createAdapters(
       await queue.close()
       await events.close()
       await duck.close()
+      await changes.close()
       await meta.close()
     },
   }

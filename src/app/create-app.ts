@@ -48,7 +48,9 @@ export async function createApp(
   } = {},
 ): Promise<TallyApp> {
   let ready = false
-  const stores = await createAdapters(config, { logger })
+  const { roles } = config
+  // A capture-only process opens no event store: the metadata store and the queue are all it uses.
+  const stores = await createAdapters(config, { logger, events: roles.has('api') || roles.has('worker'), queue: true })
   let replay: Replay | null = null
   try {
     const services = createServices(stores, logger, config)
@@ -57,17 +59,18 @@ export async function createApp(
     // The ingestion worker: queue -> pipeline -> event store, in micro-batches.
     const health = createIngestionHealth({ logger: logger.child({ module: 'ingestion' }) })
     const ingestionHealth = () => withQueueState(health.state(), stores.queue.writeState())
-    // Events past a project's retention, deleted in the background in bounded steps.
-    const retention = startRetentionJob({
+    // Background work of the worker role: events past a project's retention deleted in bounded steps,
+    // and the outbox sent (messages are planned after the store, sent beside ingestion, never inside it).
+    const worker = roles.has('worker')
+    const retention = worker && startRetentionJob({
       projects: () => services.projects.listProjects(),
       store: stores.eventRetention,
       logger: logger.child({ module: 'retention' }),
       checkMs: config.retention.checkMs,
     })
-    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory(), { retention: retention.stats })
-    // Data that leaves: messages are planned after the store, sent beside ingestion (never inside it).
+    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory(), { retention: retention ? retention.stats : undefined })
     const { notifications } = services
-    const outboxSender = startOutboxSender({
+    const outboxSender = worker && startOutboxSender({
       store: notifications.outbox,
       client: notifications.webhookClient,
       options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.timeoutMs * 4 + 60_000 },
@@ -97,21 +100,23 @@ export async function createApp(
         }),
       ],
       afterStore: [
-        createNotifyStep({ rules: notifications.notificationRules, outbox: notifications.outbox, siteUrl: notifications.siteUrl, onEnqueued: () => outboxSender.wake() }),
+        createNotifyStep({ rules: notifications.notificationRules, outbox: notifications.outbox, siteUrl: notifications.siteUrl, onEnqueued: () => outboxSender && outboxSender.wake() }),
       ],
     })
-    stores.queue.consume(pipeline, {
-      maxBatch: config.ingestion.maxBatchEvents,
-      maxWaitMs: config.ingestion.flushIntervalMs,
-      retryDelayMs: config.ingestion.retryMinMs,
-      retryMaxDelayMs: config.ingestion.retryMaxMs,
-    })
+    if (roles.has('worker')) {
+      stores.queue.consume(pipeline, {
+        maxBatch: config.ingestion.maxBatchEvents,
+        maxWaitMs: config.ingestion.flushIntervalMs,
+        retryDelayMs: config.ingestion.retryMinMs,
+        retryMaxDelayMs: config.ingestion.retryMaxMs,
+      })
+    }
     replay = await createReplay(config, { meta: stores.meta, projects: services.projects, persons: services.persons, queries: services.queries, logger })
     const readiness = { ingestion: ingestionHealth, stores: stores.ping }
-    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http, replay })
+    const http = await buildServer(services, { logger, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready, readiness, metrics: metrics.registry, sdkAssets: posthogJsAssets(), publicSuccessLogLevel: config.log.publicSuccessLevel as Level, limits: config.http, replay, roles })
     ready = true
     // In the background: /_health and every route answer while it runs (reads miss until then).
-    const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache
+    const warmUp: PersonCacheWarmUp | null = config.flags.warmPersonCache && roles.has('capture')
       ? startPersonCacheWarmUp({
           projectIds: async () => (await services.projects.listProjects()).map((p) => p.id),
           flagCache: services.flagCache,
@@ -133,10 +138,10 @@ export async function createApp(
           await http.close()
           await warmUp?.stop()
           // Let the worker store what was accepted (bounded); the rest is redelivered on the next start.
-          await stores.queue.drain(5000)
+          if (roles.has('worker')) await stores.queue.drain(5000)
           await replay?.close()
-          await outboxSender.stop()
-          await retention.stop()
+          if (outboxSender) await outboxSender.stop()
+          if (retention) await retention.stop()
           await stores.close()
         })()
         return closing

@@ -1,7 +1,7 @@
 import type { SqlClient } from '../storage/sql/sql-client.ts'
 import type { EventStore } from '../ingestion/event-store.ts'
 import { createSqlProjectStore } from '../storage/sql/sql-project-store.ts'
-import { createProjectService } from '../modules/projects/project-service.ts'
+import { createProjectService, type ProjectService } from '../modules/projects/project-service.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 import type { EventReadStore } from '../modules/events/event-read-store.ts'
 import type { ActionEventReads } from '../modules/actions/action-event-reads.ts'
@@ -26,6 +26,7 @@ import { createPersonServices } from './create-person-services.ts'
 import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
 import type { EventRetentionStore } from '../modules/retention/event-retention-store.ts'
+import type { ChangeBus } from '../shared/change-bus.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
 import { createNotificationServices } from './create-notification-services.ts'
@@ -45,12 +46,14 @@ export interface Stores {
   queryEngine: QueryEngine
   /** Deletes events past a project's retention. */
   eventRetention: EventRetentionStore
+  /** Cache invalidations across processes (none embedded). */
+  changes?: ChangeBus
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
 export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'capture' | 'webhooks' | 'http'>>) {
   // Embedded, this process makes every settings change; at scale, another node may (remote config rereads).
-  const projects = createProjectService(createSqlProjectStore(stores.meta), undefined, { settingsTtlMs: config?.storage.metadataUrl ? 10_000 : Infinity })
+  const projects = announcingProjects(createProjectService(createSqlProjectStore(stores.meta), undefined, { settingsTtlMs: config?.storage.metadataUrl ? 10_000 : Infinity }), stores.changes)
   const authStore = createSqlAuthStore(stores.meta)
   const auth = createAuthService({ store: authStore, projects, settings: { ...DEFAULT_AUTH_SETTINGS, ...config?.auth } })
   const members = createMemberService({ store: authStore, auth, projects })
@@ -64,7 +67,7 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
     maxEntries: config?.flags.personCacheEntries ?? 200_000,
     // Embedded, this process is the only writer and invalidates exactly; at scale, other nodes write too.
     ttlMs: config?.storage.metadataUrl ? 10_000 : Infinity,
-  })
+  }, stores.changes)
   const personServices = createPersonServices({ meta: stores.meta, personEvents: stores.personEvents, queue: stores.queue, cache: flags.personData, actions, actionEvents: stores.actionEvents })
   const queries = createQueries(stores, { actions, cohorts: flags.cohorts, meta: stores.meta }, config?.query)
   const insightResults = createInsightResults(insightStore, queries)
@@ -74,3 +77,33 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
 }
 
 export type Services = ReturnType<typeof createServices>
+
+/**
+ * The project service, telling other processes (capture processes cache project tokens, api
+ * processes personal keys) when a token is reset, settings change or a user's keys are dropped, and
+ * dropping what they tell it about.
+ */
+function announcingProjects(projects: ProjectService, changes: ChangeBus | undefined): ProjectService {
+  if (!changes) return projects
+  changes.subscribe((c) => {
+    if (c.kind === 'project') projects.forgetProject(c.projectId)
+    else if (c.kind === 'personal-keys') projects.forgetPersonalKeysOf(c.userId)
+  })
+  return {
+    ...projects,
+    async resetApiToken(project) {
+      const updated = await projects.resetApiToken(project)
+      changes.publish({ kind: 'project', projectId: project.id })
+      return updated
+    },
+    async updateSettings(project, input) {
+      const updated = await projects.updateSettings(project, input)
+      changes.publish({ kind: 'project', projectId: project.id })
+      return updated
+    },
+    forgetPersonalKeysOf(userId) {
+      projects.forgetPersonalKeysOf(userId)
+      changes.publish({ kind: 'personal-keys', userId })
+    },
+  }
+}

@@ -9,7 +9,8 @@ import { usersCommand } from './users-command.ts'
 const USAGE = `Usage: tally <command> [options]
 
 Commands:
-  serve                     start the server (default)
+  serve [--role R]          start the server (default); R: all (default), capture, api, worker or a
+                            comma list (TALLY_ROLE); other than all needs TALLY_DATABASE_URL + TALLY_NATS_URL
   keys                      print every project's API key
   keys create-personal      add a personal API key for the owner and print it
   projects create NAME      add a project with its own project API key
@@ -47,9 +48,10 @@ export async function run(argv: string[], env: Record<string, string | undefined
     console.log(USAGE)
     return 0
   }
-  const flags: ConfigFlags = { port: values.port, host: values.host, dataDir: values['data-dir'] }
-  const config = loadConfig(flags, env)
   const [command = 'serve', ...rest] = positionals
+  // --role is the process role for `serve`, a user's role for `users create`.
+  const flags: ConfigFlags = { port: values.port, host: values.host, dataDir: values['data-dir'], role: command === 'serve' ? values.role : 'all' }
+  const config = loadConfig(flags, env)
   switch (command) {
     case 'serve':
       return serve(config, createLogger({ level: config.log.level, pretty: config.log.format === 'pretty' || (config.log.format === null && process.stdout.isTTY === true) }))

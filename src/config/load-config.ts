@@ -5,6 +5,8 @@ import { parseCrashAt } from '../shared/crash-points.ts'
 
 /** Tally's whole configuration: read once from flags and environment, validated, frozen. */
 export interface Config {
+  /** What this process does (`tally serve --role`, TALLY_ROLE): every role unless split over processes. */
+  readonly roles: ReadonlySet<Role>
   readonly http: HttpConfig
   /** `metadataUrl`: a PostgreSQL URL puts the MetaStore on that server instead of embedded PGlite. */
   readonly storage: {
@@ -141,6 +143,9 @@ export interface HttpConfig {
   readonly maxConnectionsPerIp: number
   /** Addresses/CIDRs whose `X-Forwarded-*` headers are believed (empty: nobody's). */
   readonly trustedProxies: readonly string[]
+  /** A request body slower than this (bytes/s, averaged over `minReceiveWindowMs`) is cut with a 408 (0: no minimum). */
+  readonly minReceiveBytesPerSecond: number
+  readonly minReceiveWindowMs: number
   /** Threads that decode capture bodies of `captureDecodeMinBytes` or more off the event loop (0: none). */
   readonly captureDecodeThreads: number
   readonly captureDecodeMinBytes: number
@@ -159,8 +164,18 @@ export interface NatsConfig {
   readonly publishTimeoutMs: number
 }
 
+/**
+ * A process role: `capture` serves the public ingestion routes, /decide, /flags, remote config and
+ * the SDK assets; `api` the private API, the query API and the web app; `worker` runs the ingestion
+ * pipeline. `all` (the default) is all three.
+ */
+export type Role = 'capture' | 'api' | 'worker'
+export const ROLES: readonly Role[] = ['capture', 'api', 'worker']
+
 /** Flag values given on the command line; each wins over its environment variable. */
 export interface ConfigFlags {
+  /** `tally serve --role` (comma list). */
+  role?: string
   port?: string
   host?: string
   dataDir?: string
@@ -188,7 +203,16 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     problems.push(`${name} must be true or false, got "${raw}"`)
     return fallback
   }
+  const roleText = (flags.role ?? env.TALLY_ROLE ?? 'all').trim()
+  const roles = new Set<Role>()
+  for (const r of roleText.split(',').map((x) => x.trim())) {
+    if (r === 'all') ROLES.forEach((x) => roles.add(x))
+    else if ((ROLES as readonly string[]).includes(r)) roles.add(r as Role)
+    else problems.push(`--role/TALLY_ROLE: "${r}" is not a role (all, capture, api, worker, or a comma list of them)`)
+  }
+  if (roles.size === 0) ROLES.forEach((x) => roles.add(x))
   const config: Config = {
+    roles,
     http: {
       host: flags.host ?? env.TALLY_HOST ?? '127.0.0.1',
       port: int('port (--port/TALLY_PORT)', flags.port ?? env.TALLY_PORT, 8000, 0, 65535),
@@ -201,6 +225,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       idleTimeoutMs: int('TALLY_IDLE_TIMEOUT_MS', env.TALLY_IDLE_TIMEOUT_MS, 60_000, 0, 3_600_000),
       maxRequestsPerSocket: int('TALLY_MAX_REQUESTS_PER_SOCKET', env.TALLY_MAX_REQUESTS_PER_SOCKET, 10_000, 0),
       maxConnectionsPerIp: int('TALLY_MAX_CONNECTIONS_PER_IP', env.TALLY_MAX_CONNECTIONS_PER_IP, 256, 0),
+      // Under 1 KB/s for a whole 30 s window: a trickle is cut within a minute; a slow link that keeps up passes.
+      minReceiveBytesPerSecond: int('TALLY_MIN_RECEIVE_BYTES_PER_SECOND', env.TALLY_MIN_RECEIVE_BYTES_PER_SECOND, 1024, 0, 1024 ** 3),
+      minReceiveWindowMs: int('TALLY_MIN_RECEIVE_WINDOW_MS', env.TALLY_MIN_RECEIVE_WINDOW_MS, 30_000, 100, 3_600_000),
       trustedProxies: (env.TALLY_TRUSTED_PROXIES ?? '').split(',').map((x) => x.trim()).filter((x) => x !== ''),
       // One per core beyond the event loop's (at most 4); bodies under 4 KiB are cheaper decoded inline.
       captureDecodeThreads: int('TALLY_CAPTURE_DECODE_THREADS', env.TALLY_CAPTURE_DECODE_THREADS, Math.min(4, availableParallelism() - 1), 0, 64),
@@ -344,6 +371,13 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     for (const [name, value] of [['TALLY_NATS_STREAM', nats.stream], ['TALLY_NATS_CONSUMER', nats.consumer]] as const) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) problems.push(`${name} must be letters, digits, _ or - (at most 64), got "${value}"`)
     }
+  }
+  if (roles.size < ROLES.length && !problems.some((p) => p.startsWith('--role')) && (!config.storage.metadataUrl || !nats)) {
+    problems.push(
+      `--role ${roleText}: with embedded stores only --role all can run, because PGlite, DuckDB and the file queue live in one data dir that one process opens. ` +
+        `Set TALLY_DATABASE_URL (PostgreSQL) and TALLY_NATS_URL (NATS JetStream) to split capture, api and worker over processes` +
+        `${!config.storage.metadataUrl && !nats ? '' : !nats ? ' (TALLY_NATS_URL is missing)' : ' (TALLY_DATABASE_URL is missing)'}.`,
+    )
   }
   if (problems.length) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`)
   return deepFreeze(config)

@@ -6,6 +6,7 @@ import { installRequestLogging } from './request-logging.ts'
 import { installMetrics } from './metrics-routes.ts'
 import { healthRoutes, type Readiness } from './health-routes.ts'
 import type { Registry } from 'prom-client'
+import { installMinReceiveRate } from './min-receive-rate.ts'
 import { installConnectionCap, proxyBlockList } from './connection-cap.ts'
 import type { HttpConfig } from '../config/load-config.ts'
 import type { ProjectService } from '../modules/projects/project-service.ts'
@@ -104,6 +105,12 @@ export interface ServerOptions {
   webApp?: WebAppOptions
   /** Session replay's routes (`/s/` public, session_recordings private), registered in each scope. */
   replay?: { publicRoutes(scope: FastifyInstance): Promise<void>; privateRoutes(scope: FastifyInstance): Promise<void> }
+  /**
+   * The process's roles (default all): `capture` registers the public scope (capture, /decide,
+   * /flags, remote config, SDK assets), `api` sign-in, the private API, the query API and the web app.
+   * `/_health`, `/_ready` and `/_metrics` answer in every role.
+   */
+  roles?: ReadonlySet<string>
 }
 
 /**
@@ -143,6 +150,9 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
   if (opts.limits?.maxConnectionsPerIp) {
     installConnectionCap(app.server, { max: opts.limits.maxConnectionsPerIp, exempt: proxyBlockList(opts.limits.trustedProxies), logger: opts.logger })
   }
+  if (opts.limits) {
+    installMinReceiveRate(app.server, { bytesPerSecond: opts.limits.minReceiveBytesPerSecond, windowMs: opts.limits.minReceiveWindowMs }, opts.logger)
+  }
   const apiRoutes = collectApiRoutes(app)
   installErrorHandler(app)
   installRequestLogging(app, { publicSuccessLevel: opts.publicSuccessLogLevel ?? 'debug' })
@@ -150,7 +160,8 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
 
   await app.register(healthRoutes, { isReady: opts.isReady, readiness: opts.readiness })
 
-  await app.register(async (publicScope) => {
+  const roles = opts.roles ?? new Set(['capture', 'api'])
+  if (roles.has('capture')) await app.register(async (publicScope) => {
     // Public routes (capture, decide) register here with their own body parsing.
     await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes, decode: opts.limits && { threads: opts.limits.captureDecodeThreads, minBytes: opts.limits.captureDecodeMinBytes } })
     const { decide, projects, flagDefinitions: definitions } = services
@@ -159,6 +170,8 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
     if (opts.replay) await publicScope.register(opts.replay.publicRoutes)
   })
+
+  if (!roles.has('api')) return app
 
   // Sign-in, sign-out, set-up and sign-up: JSON bodies, no authentication.
   await app.register(accountRoutes, { auth: services.auth, members: services.members })
@@ -179,7 +192,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(cohortRoutes, { cohorts: services.cohorts })
     await privateScope.register(groupTypeRoutes, { groupTypes: services.groupTypes })
     await privateScope.register(definitionRoutes, { definitions: services.definitions })
-    await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue })
+    await privateScope.register(deadLetterRoutes, { deadLetters: services.deadLetters, queue: services.queue, memberLevel: services.projects.memberLevel })
     await privateScope.register(destinationRoutes, { destinations: services.notifications.destinations })
     await privateScope.register(chatWebhookRoutes, { client: services.notifications.webhookClient })
     const { decide, projects, flagDefinitions: definitions } = services

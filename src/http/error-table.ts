@@ -37,4 +37,5 @@ export const ERROR_TABLE = {
   service_unavailable: { status: 503, type: 'server_error', wireCode: 'service_unavailable' },
   rate_limited: { status: 429, type: 'throttled_error', wireCode: 'throttled' },
   query_timeout: { status: 504, type: 'server_error', wireCode: 'query_timeout' },
+  request_timeout: { status: 408, type: 'client_error', wireCode: 'request_timeout' },
 } as const satisfies Record<ErrorCode, ErrorRow>

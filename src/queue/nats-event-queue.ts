@@ -201,7 +201,11 @@ export async function openNatsEventQueue(opts: NatsEventQueueOptions): Promise<E
       if (probe) clearTimeout(probe)
       await consumer?.stop()
       await lagRefresh
-      await nc.drain().catch(() => nc.close())
+      // Flushes the acks and NAKs just sent; with the server away that could wait for its return, so bounded.
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([nc.drain().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, 2000)))])
+      clearTimeout(timer)
+      if (!nc.isClosed()) await nc.close()
     },
   }
 }

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'rate_limited'
   | 'query_timeout'
+  | 'request_timeout'
 
 /** An expected failure, carrying a stable code; `attr` names the offending field, as PostHog does. */
 export class AppError extends Error {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { test } from 'node:test'
-import { testOnEachEngine } from '../helpers/engines.ts'
+import { test, type TestContext } from 'node:test'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
+import { natsQueueEnv, TEST_NATS_URL } from '../helpers/nats-server.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { readAllEvents } from '../helpers/capture-helpers.ts'
@@ -18,9 +19,14 @@ function poisonableStore() {
   return { state, wrap: store.wrap }
 }
 
-testOnEachEngine('dead letters: a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once', async (t, engine) => {
+const ROUND_TRIP = 'dead letters: a step that fails on purpose leaves every accepted event stored once or dead-lettered; replay stores them once'
+testOnEachEngine(ROUND_TRIP, (t, engine) => deadLetterRoundTrip(t, engine, {}))
+// The same on the JetStream queue: dead-lettering and replay go through the EventQueue port.
+test(`${ROUND_TRIP} [duckdb, NATS queue]`, { skip: !TEST_NATS_URL && 'TEST_NATS_URL is not set' }, (t) => deadLetterRoundTrip(t, 'duckdb', natsQueueEnv(t) ?? {}))
+
+async function deadLetterRoundTrip(t: TestContext, engine: Engine, queueEnv: Record<string, string>) {
   const { state, wrap } = poisonableStore()
-  const app = await buildTestApp(t, { engine, wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10' } })
+  const app = await buildTestApp(t, { engine, wrapEventStore: wrap, env: { TALLY_INGEST_RETRY_MIN_MS: '10', ...queueEnv } })
   const api = privateApi(app)
   const uuids = Array.from({ length: 20 }, () => randomUUID())
   const batch = uuids.map((uuid, i) => ({ uuid, event: 'e', distinct_id: `u${i}`, properties: { n: i, ...(i % 7 === 3 ? { poison: true } : {}) } }))
@@ -53,7 +59,7 @@ testOnEachEngine('dead letters: a step that fails on purpose leaves every accept
   assert.ok((await api.get('/dead_letters/')).json().results.every((l: { replayed_at: string | null }) => l.replayed_at !== null))
   assert.deepEqual((await api.post('/dead_letters/replay/', {})).json(), { replayed: 0 })
   assert.equal((await api.post('/dead_letters/replay/', { ids: ['x'] })).json().attr, 'ids__0')
-})
+}
 
 testOnEachEngine('dead letters: tally dlq list and replay work on a stopped server\'s data dir', async (t, engine) => {
   const { wrap } = poisonableStore()

@@ -140,3 +140,32 @@ test('the timeout and cap settings are validated', async () => {
   assert.ok(d.http.requestTimeoutMs >= 120_000 && d.http.keepAliveTimeoutMs > 60_000 && d.http.maxConnectionsPerIp > 0)
   assert.deepEqual(d.http.trustedProxies, [])
 })
+
+test('a body under the minimum receive rate for a whole window is cut with a 408 in PostHog shape; a slow link that keeps up passes', { timeout: 120_000 }, async (t) => {
+  // The request timeout is pushed far out: only the receive rate (100 B/s over 1 s) can end the trickle.
+  const app = await buildTestApp(t, { env: { TALLY_REQUEST_TIMEOUT_MS: '0', TALLY_IDLE_TIMEOUT_MS: '0', TALLY_MIN_RECEIVE_BYTES_PER_SECOND: '100', TALLY_MIN_RECEIVE_WINDOW_MS: '1000' } })
+  const addr = await listen(app)
+  const body = JSON.stringify({ api_key: app.projectKey, batch: [{ event: 'trickled', distinct_id: 'u', properties: {} }] }).padEnd(600, ' ')
+  const conn = await rawSocket(addr)
+  conn.socket.write(`POST /batch/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+  // One byte per 200 ms: 5 B/s, a minute for the whole body.
+  const sent = trickle(conn.socket, [...body], 200)
+  await conn.closed
+  assert.ok(sent() < body.length, `the whole body was sent (${sent()} bytes) before the server closed`)
+  const answer = conn.received()
+  assert.match(answer, /^HTTP\/1\.1 408 /)
+  const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+  assert.deepEqual([json.type, json.code, json.attr], ['client_error', 'request_timeout', null])
+  assert.match(json.detail, /TALLY_MIN_RECEIVE_BYTES_PER_SECOND/)
+
+  // 3 KB at 500 B/s (50 bytes per 100 ms), five times the minimum: a large batch on a slow link is accepted.
+  const events = Array.from({ length: 20 }, (_, i) => ({ event: 'slow link', distinct_id: `u${i}`, properties: { pad: 'x'.repeat(100) } }))
+  const slowBody = JSON.stringify({ api_key: app.projectKey, batch: events })
+  const slow = await rawSocket(addr)
+  slow.socket.write(`POST /batch/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${slowBody.length}\r\nConnection: close\r\n\r\n`)
+  const chunks = slowBody.match(/[\s\S]{1,50}/g)!
+  trickle(slow.socket, chunks, 100)
+  await slow.closed
+  assert.match(slow.received(), /^HTTP\/1\.1 200 /)
+  assert.equal(await healthOnFreshConnection(addr), 200)
+})

@@ -19,6 +19,19 @@ const events: TestEvent[] = [
   { event: 'buy', distinct_id: 'backwards', timestamp: t('07', 9), properties: { $browser: 'Chrome' } },
   { event: 'signup', distinct_id: 'backwards', timestamp: t('07', 10), properties: { $browser: 'Chrome', plan: 'free' } },
 ]
+// PostHog's test_advanced_funnel_multiple_exclusions_between_steps (test_funnel_unordered.py), its
+// five persons on 2021-05-01 (hour:minute), exclusions x and y over the whole five-step funnel.
+const MULTI_STEPS = ['user signed up', '$pageview', 'insight viewed', 'invite teammate', 'pageview2']
+const journeys: Record<string, Array<[string, string]>> = {
+  person1: [['user signed up', '01:00'], ['x', '02:00'], ['$pageview', '03:00'], ['insight viewed', '04:00'], ['y', '04:30'], ['invite teammate', '05:00'], ['pageview2', '06:00']],
+  person2: [['user signed up', '01:00'], ['y', '01:30'], ['$pageview', '02:00'], ['insight viewed', '04:00'], ['y', '04:30'], ['invite teammate', '05:00'], ['x', '05:30'], ['pageview2', '06:00']],
+  person3: [['user signed up', '01:00'], ['x', '01:30'], ['$pageview', '02:00'], ['insight viewed', '04:00'], ['invite teammate', '05:00'], ['x', '05:30'], ['pageview2', '06:00']],
+  person4: [['user signed up', '01:00'], ['$pageview', '02:00'], ['insight viewed', '04:00'], ['invite teammate', '05:00'], ['pageview2', '06:00']],
+  person5: [['user signed up', '01:00'], ['x', '01:30'], ['$pageview', '02:00'], ['x', '02:30'], ['insight viewed', '04:00'], ['y', '04:30'], ['invite teammate', '05:00'], ['x', '05:30'], ['pageview2', '06:00']],
+}
+for (const [person, steps] of Object.entries(journeys)) {
+  for (const [event, time] of steps) events.push({ event, distinct_id: person, timestamp: `2021-05-01T${time}:00Z` })
+}
 const dateRange = { date_from: '2024-03-04', date_to: '2024-03-10' }
 const STEPS = ['signup', 'buy']
 const counts = (steps: Array<{ count: number }>) => steps.map((s) => s.count)
@@ -76,4 +89,11 @@ test('unordered funnels name their steps "Completed 1 step", "Completed 2 steps"
 
   const byBrowser = await queryOk(app, funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: '$browser' } }, { funnelOrderType: 'unordered' }))
   for (const steps of byBrowser.results) assert.deepEqual(steps.map((s: Record<string, unknown>) => s.name), ['Completed 1 step', 'Completed 2 steps'])
+})
+
+test('an unordered funnel with several exclusions leaves persons out only from the steps after an excluded event (PostHog\'s own case)', async () => {
+  const exclusions = ['x', 'y'].map((event) => ({ kind: 'EventsNode', event, funnelFromStep: 0, funnelToStep: 4 }))
+  const body = await queryOk(app, funnelQuery(MULTI_STEPS, { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' }, {}, { funnelOrderType: 'unordered', funnelWindowInterval: 14, exclusions }))
+  assert.equal(body.results[0].name, 'Completed 1 step')
+  assert.deepEqual(counts(body.results), [5, 2, 1, 1, 1])
 })

@@ -73,12 +73,15 @@ async function saturated(t: TestContext, env: Record<string, string>, running: n
   const heavy = Array.from({ length: 4 }, () => startQuery(host, app, member, HEAVY, cancel))
   await eventually(async () => app.services.queries.running() >= running)
   const owner = () => startQuery(host, app, { ...app.auth, ...json }, 'SELECT count() FROM events', new AbortController())
+  /** An insight's refresh (force_blocking: computed now) as the owner or the member. */
+  const refreshInsight = (id: number, as: 'owner' | 'member') =>
+    app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/insights/${id}/?refresh=force_blocking`, headers: as === 'owner' ? app.auth : member })
   /** Cancels the member's queries; their answers (0: cancelled). */
   const stop = async () => {
     cancel.abort()
     return Promise.all(heavy)
   }
-  return { app, host, owner, stop }
+  return { app, host, owner, refreshInsight, stop }
 }
 
 test('a member running four heavy queries: posthog-node captures are acknowledged within 1 s, flags answer, /_ready stays 200, the owner is answered', async (t) => {
@@ -124,10 +127,19 @@ test('a member running four heavy queries: posthog-node captures are acknowledge
   await waitForStored(app, SEED + rounds * perRound)
 })
 
-test('a member running four heavy queries holds two slots: the other two are refused 429 with Retry-After, the owner is answered', async (t) => {
-  const { owner, stop } = await saturated(t, {}, 2)
+test('a member running four heavy queries holds two slots: the other two and their insight refreshes are refused 429 with Retry-After, the owner is answered', async (t) => {
+  const { app, owner, refreshInsight, stop } = await saturated(t, {}, 2)
+  const trends = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'seed' }], dateRange: { date_from: '2024-06-01', date_to: '2024-06-03' } } }
+  const insight = await app.http.inject({ method: 'POST', url: `/api/projects/${app.projectId}/insights/`, headers: app.auth, payload: { name: 'Seeds', query: trends } })
+  assert.equal(insight.statusCode, 201, insight.body)
+  const memberRefresh = await refreshInsight(insight.json().id, 'member')
+  const ownerRefresh = await refreshInsight(insight.json().id, 'owner')
   const ownerAnswer = await owner()
   const member = await stop()
+  assert.equal(memberRefresh.statusCode, 429, memberRefresh.body)
+  assert.equal(memberRefresh.headers['retry-after'], '1')
+  assert.equal(ownerRefresh.statusCode, 200, ownerRefresh.body)
+  assert.ok((ownerRefresh.json().result as Array<{ count: number }>)[0]!.count > 0, 'the owner\'s insight counts the seeded events')
   assert.equal(ownerAnswer.status, 200, JSON.stringify(ownerAnswer.body))
   assert.ok(Number((ownerAnswer.body.results as number[][])[0]![0]) >= SEED)
   const refused = member.filter((r) => r.status === 429)

@@ -358,3 +358,20 @@ test('web retention: a cohort per day of the range with sizes and heat, periods 
     await assertAccessible(phone, 'retention insight (phone)')
   })
 })
+
+test('web insights: a total-value display (ActionsPie) lists each series\' aggregated_value, not its count of 0', async (t) => {
+  const { app, url } = await startWebTally(t)
+  // The seed: 2 people x 5 days of "checkout started", all in the last 7 days.
+  const made = await privateApi(app).post('/insights/', {
+    name: 'Checkouts by share',
+    query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'checkout started', math: 'total' }], dateRange: { date_from: '-7d' }, trendsFilter: { display: 'ActionsPie' } } },
+  })
+  assert.equal(made.statusCode, 201, made.body)
+  const browser = await launchBrowser(t)
+  const page = await newPage(browser)
+  await signInWithKey(page, url, app.personalKey)
+  await page.goto(`${url}/insights/${made.json().id}`)
+  const totals = page.getByRole('table', { name: 'Series totals' })
+  await totals.waitFor()
+  assert.deepEqual(await totals.getByRole('cell').allInnerTexts(), ['checkout started', '10'])
+})

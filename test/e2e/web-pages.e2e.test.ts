@@ -61,7 +61,7 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await table.getByRole('button', { name: '$autocapture' }).click()
     const props = page.getByRole('table', { name: 'Event properties' })
     await props.getByText('$event_type').waitFor()
-    assert.match(await page.locator('ol.mono').innerText(), /button\.btn\.primary:text="Buy now"/)
+    assert.match(await page.getByRole('list', { name: 'Elements' }).innerText(), /button\.btn\.primary “Buy now”/)
     await assertAccessible(page, 'activity')
     await screenshot(page, 'activity')
 
@@ -328,7 +328,12 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
   await t.test('Settings: project key and snippets, ingestion status and dead letters', async () => {
     await open(page, 'Settings', 'Settings')
     assert.equal(await page.getByTestId('project-api-key').innerText(), app.projectKey)
-    assert.match(await page.getByLabel('posthog-js snippet').innerText(), new RegExp(`posthog.init\\('${app.projectKey}', \\{ api_host: '${url}' \\}\\)`))
+    // PostHog's HTML snippet comes first, the npm form beside it.
+    const html = await page.getByLabel('HTML snippet').innerText()
+    assert.match(html, /\/static\/array\.js/)
+    assert.ok(html.includes(`posthog.init('${app.projectKey}', { api_host: '${url}'`), html)
+    await page.getByRole('tab', { name: 'posthog-js (npm)' }).click()
+    assert.match(await page.getByLabel('posthog-js (npm) snippet').innerText(), new RegExp(`posthog.init\\('${app.projectKey}', \\{ api_host: '${url}' \\}\\)`))
     await page.getByRole('tab', { name: 'posthog-python' }).click()
     assert.match(await page.getByLabel('posthog-python snippet').innerText(), /Posthog\('phc_/)
     await assertAccessible(page, 'settings')

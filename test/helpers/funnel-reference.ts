@@ -46,21 +46,50 @@ export function refFunnel(evs: Ev[], o: RefOptions): RefResult | null {
 }
 
 /**
- * Unordered (PostHog's `AggregateFunnelRowUnordered`): at each event, the distinct steps done within
- * the window before it (each step's earliest); the first best. Excluded when an exclusion event falls
- * strictly between the best path's first and last step.
+ * Unordered (PostHog's `AggregateFunnelRowUnordered`, its current Rust UDF), event by event over the
+ * step and exclusion events: each step keeps a queue of its events; an event first drops the oldest
+ * events out of the window (or all of them, one by one, once every step is done), recording the
+ * steps done before each drop; an exclusion event then clears the queues without recording (the
+ * attempt it interrupts is lost, earlier recorded progress stays); a step event joins the step whose
+ * latest event is oldest. The last event records too. The result is the first record with the most
+ * steps, its times the queues' oldest events, sorted.
  */
 function refUnordered(evs: Ev[], o: RefOptions): RefResult | null {
-  let best: RefResult | null = null
-  for (const end of evs) {
-    if (!o.steps.includes(end.event)) continue
-    const firsts = o.steps.map((s) => evs.find((e) => e.event === s && e.t <= end.t && end.t - e.t <= o.windowMs)?.t).filter((t): t is number => t !== undefined)
-    if (!best || firsts.length - 1 > best.level) best = { level: firsts.length - 1, times: firsts.sort((a, b) => a - b) }
+  const n = o.steps.length
+  const excluded = new Set((o.exclusions ?? []).map((x) => x.event))
+  const all = evs.filter((e) => o.steps.includes(e.event) || excluded.has(e.event))
+  let queues: Ev[][] = o.steps.map(() => [])
+  let done = 0
+  let best: { count: number; times: number[] } = { count: 0, times: [] }
+  const record = () => {
+    if (done > best.count) best = { count: done, times: queues.filter((q) => q.length > 0).map((q) => q[0]!.t).sort((a, b) => a - b) }
   }
-  if (!best) return null
-  const [first, last] = [best.times[0]!, best.times.at(-1)!]
-  const excluded = (o.exclusions ?? []).some((x) => evs.some((e) => e.event === x.event && e.t > first && e.t < last))
-  return excluded ? null : best
+  for (const [i, e] of all.entries()) {
+    for (;;) {
+      let oldest = -1
+      queues.forEach((q, j) => {
+        if (q.length > 0 && (oldest < 0 || q[0]!.t < queues[oldest]![0]!.t)) oldest = j
+      })
+      if (oldest < 0) break
+      if (done < n && queues[oldest]![0]!.t + o.windowMs >= e.t) break
+      record()
+      queues[oldest]!.shift()
+      if (queues[oldest]!.length === 0) done--
+    }
+    const steps = o.steps.flatMap((s, j) => (s === e.event ? [j] : []))
+    if (steps.length === 0) {
+      queues = o.steps.map(() => [])
+      done = 0
+    } else {
+      const lastAt = (j: number) => queues[j]!.at(-1)?.t ?? 0
+      const step = steps.reduce((a, j) => (lastAt(j) < lastAt(a) ? j : a))
+      if (queues[step]!.length === 0) done++
+      queues[step]!.push(e)
+    }
+    if (best.count === n) break
+    if (i === all.length - 1) record()
+  }
+  return best.count === 0 ? null : { level: best.count - 1, times: best.times }
 }
 
 /**

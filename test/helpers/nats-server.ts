@@ -4,6 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
+import { connect } from '@nats-io/transport-node'
+import { jetstreamManager } from '@nats-io/jetstream'
 
 export const NATS_SERVER = process.env.NATS_SERVER_PATH ?? '/usr/sbin/nats-server'
 export const hasNatsServer = existsSync(NATS_SERVER)
@@ -60,3 +62,26 @@ export async function startOwnNatsServer(t: TestContext): Promise<OwnNatsServer>
     start,
   }
 }
+
+/** The shared JetStream server the tests may use (CI sets it; `.ci/run` starts one when missing). */
+export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? null
+
+if (!TEST_NATS_URL) console.log('# tests on the NATS queue are skipped: set TEST_NATS_URL (e.g. nats://127.0.0.1:4222, a server with -js)')
+
+/**
+ * Env putting a test app's event queue on NATS (`url`, else TEST_NATS_URL) in a stream of its own,
+ * deleted when the test ends; null when there is no NATS to use.
+ */
+export function natsQueueEnv(t: TestContext, url: string | null = TEST_NATS_URL): Record<string, string> | null {
+  if (!url) return null
+  const stream = `T${process.pid}_${Date.now()}_${++streams}`
+  t.after(async () => {
+    const nc = await connect({ servers: url.split(','), maxReconnectAttempts: 0 }).catch(() => null)
+    if (!nc) return
+    const jsm = await jetstreamManager(nc)
+    await jsm.streams.delete(stream).catch(() => undefined)
+    await nc.close()
+  })
+  return { TALLY_NATS_URL: url, TALLY_NATS_STREAM: stream, TALLY_NATS_ACK_WAIT_MS: '2000' }
+}
+let streams = 0

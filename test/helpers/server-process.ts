@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import type { TestContext } from 'node:test'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -34,4 +37,21 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
     void exited.then((code) => reject(new Error(`server exited (${code}) before it was ready:\n${output}`)))
   })
   return { child, url, exited }
+}
+
+/** A temp dir removed when the test ends. */
+export async function tempDir(t: TestContext, prefix = 'tally-proc-'): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** `tally serve` with TALLY_ROLE=`role` on a data dir of its own; stopped (SIGTERM) when the test ends. */
+export async function startRoleProcess(t: TestContext, role: string, env: Record<string, string>): Promise<ServerProcess> {
+  const p = await startServerProcess(await tempDir(t), { ...env, TALLY_ROLE: role })
+  t.after(async () => {
+    p.child.kill('SIGTERM')
+    await p.exited
+  })
+  return p
 }

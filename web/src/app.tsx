@@ -35,6 +35,20 @@ const NAV = [
 
 const Loading = () => <p className="muted" role="status">Loading…</p>
 
+/** Any other address: says so, and lists what the app has (no raw 404). */
+function NotFound() {
+  const [location] = useLocation()
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>Tally has no page at <code>{location}</code>. These are the pages it has:</p>
+      <ul aria-label="Pages">
+        {NAV.map(([href, label]) => <li key={href}><Link href={href}>{label}</Link></li>)}
+      </ul>
+    </>
+  )
+}
+
 export function App() {
   return (
     <Suspense fallback={<Loading />}>
@@ -108,7 +122,7 @@ function Shell({ name, project }: { name: string; project: string }) {
             <Route path="/settings" component={SettingsPage} nest />
             <Route path="/replay" component={ReplayPage} nest />
             <Route path="/"><Redirect to="/activity" /></Route>
-            <Route><h1>Page not found</h1></Route>
+            <Route component={NotFound} />
           </Switch>
         </Suspense>
       </main>

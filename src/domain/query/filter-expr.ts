@@ -4,6 +4,7 @@ import { EVENT_SQL_OPERATORS } from '../properties/property-operators.ts'
 import { filterLeaves, readArray, readNode, readText, type Node } from './query-fields.ts'
 import type { Expr } from './query-plan.ts'
 import { behavioralExpr, type BehavioralInputs } from './behavioral-expr.ts'
+import { checkLength, QUERY_BOUNDS } from './query-bounds.ts'
 
 /**
  * A cohort as a query filter reads it: dynamic (person property and behavioural criteria) or static
@@ -41,6 +42,7 @@ export function cohortIdsOf(properties: unknown): number[] {
 export function filtersToExpr(properties: unknown, attr: string, cohorts: ReadonlyMap<number, QueryCohort>): Expr | undefined {
   if (properties === undefined || properties === null) return undefined
   if (Array.isArray(properties)) {
+    checkLength(properties, QUERY_BOUNDS.filters, attr, 'property filters')
     const parts = properties.map((p, i) => filterOrGroup(p, `${attr}.${i}`, cohorts, 0))
     return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and', args: parts }
   }
@@ -53,6 +55,7 @@ function filterOrGroup(v: unknown, attr: string, cohorts: ReadonlyMap<number, Qu
   if (Array.isArray(node.values)) {
     const type = node.type === 'OR' ? 'or' : 'and'
     if (node.type !== undefined && node.type !== 'AND' && node.type !== 'OR') throw validationError(`${attr}.type`, `"${String(node.type)}" is not a valid choice (AND, OR).`, 'invalid_choice')
+    checkLength(node.values, QUERY_BOUNDS.filters, `${attr}.values`, 'property filters')
     const args = readArray(node.values, `${attr}.values`).map((c, i) => filterOrGroup(c, `${attr}.values.${i}`, cohorts, depth + 1))
     return { op: type, args }
   }
@@ -76,6 +79,7 @@ function filterExpr(node: Node, attr: string, cohorts: ReadonlyMap<number, Query
   if (typeof operator !== 'string' || !(EVENT_SQL_OPERATORS as readonly string[]).includes(operator)) {
     throw validationError(`${attr}.operator`, `"${String(operator)}" is not a supported operator.`, 'invalid_choice')
   }
+  if (Array.isArray(node.value)) checkLength(node.value, QUERY_BOUNDS.filterValues, `${attr}.value`, 'values')
   const filter: PropertyFilter = { key, type, operator, value: node.value }
   const expr: Expr = { op: 'property_filter', filter }
   return node.negation === true ? { op: 'not', arg: expr } : expr

@@ -1,6 +1,7 @@
 import { validationError } from '../../shared/errors.ts'
 import { INTERVALS, type DateRangeInput, type Interval } from './date-range.ts'
 import { readArray, readChoice, readFlag, readInteger, readNode, readText, type Node } from './query-fields.ts'
+import { checkLength, QUERY_BOUNDS } from './query-bounds.ts'
 
 export const MATHS = [
   'total', 'dau', 'weekly_active', 'monthly_active', 'unique_group',
@@ -151,7 +152,9 @@ export function readBreakdown(v: unknown, attr: string): Breakdown | null {
 
 /** Reads a `TrendsQuery` node; errors name the field under `query.` as PostHog's schema validation does. */
 export function readTrendsQuery(node: Node, attr = 'query'): TrendsQuery {
-  const series = readArray(node.series, `${attr}.series`).map((s, i) => readSeries(s, `${attr}.series.${i}`))
+  const rawSeries = readArray(node.series, `${attr}.series`)
+  checkLength(rawSeries, QUERY_BOUNDS.series, `${attr}.series`, 'series')
+  const series = rawSeries.map((s, i) => readSeries(s, `${attr}.series.${i}`))
   if (series.length === 0) throw validationError(`${attr}.series`, 'At least one series is required.', 'required')
   const trendsFilter = readNode(node.trendsFilter, `${attr}.trendsFilter`, { optional: true }) ?? {}
   const compareFilter = readNode(node.compareFilter, `${attr}.compareFilter`, { optional: true }) ?? {}

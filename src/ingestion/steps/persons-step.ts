@@ -110,6 +110,16 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
             }
           }
           const groups = eventGroups?.[k]
+          if (groups) {
+            // PostHog's addGroupProperties: `$group_<index>: key` in the event's properties for each of
+            // its groups whose type the project knows, so `properties.$group_0` reads in queries and the API.
+            const value: Record<string, unknown> = { ...(parsed?.value ?? group.events[k]!.properties) }
+            groups.forEach((key, index) => {
+              if (key !== null) value[`$group_${index}`] = key
+            })
+            properties = JSON.stringify(value)
+            parsed = { text: properties, value }
+          }
           results[i] = ok({ ...source, properties, parsed, personId: r.personId, personProperties: text, ...(groups ? { groups } : {}) })
         }
       }

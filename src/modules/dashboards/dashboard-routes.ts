@@ -11,13 +11,13 @@ import type { Project } from '../projects/project-types.ts'
 import { AppError } from '../../shared/errors.ts'
 
 /** Each tile's insight result as `refresh` asks; a tile whose stored query cannot run shows no result. */
-async function tileResults(results: InsightResults, project: Project, view: DashboardView, refresh: unknown): Promise<Map<number, InsightResult>> {
+async function tileResults(results: InsightResults, project: Project, view: DashboardView, refresh: unknown, userId: number): Promise<Map<number, InsightResult>> {
   const mode = readRefresh(refresh)
   const out = new Map<number, InsightResult>()
   for (const tile of view.tiles ?? []) {
     if (!tile.insight || tile.deleted || out.has(tile.insight.id)) continue
     try {
-      out.set(tile.insight.id, await results.resultOf(project, tile.insight, mode, tileFilters(view.dashboard.filters, tile.filtersOverrides)))
+      out.set(tile.insight.id, await results.resultOf(project, tile.insight, mode, tileFilters(view.dashboard.filters, tile.filtersOverrides), userId))
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'validation_error')) throw err
     }
@@ -49,7 +49,7 @@ export async function dashboardRoutes(app: FastifyInstance, opts: { dashboards: 
   addRoute(app, 'GET', `${base}:id/`, async (req) => {
     readFormat(req)
     const view = await dashboards.get(req.project, req.user, pathId(req))
-    return toDashboardJson(view, await tileResults(results, req.project, view, (req.query as Record<string, unknown> | undefined)?.refresh))
+    return toDashboardJson(view, await tileResults(results, req.project, view, (req.query as Record<string, unknown> | undefined)?.refresh, req.user.id))
   })
   addRoute(app, 'PATCH', `${base}:id/`, async (req) => {
     const id = pathId(req)

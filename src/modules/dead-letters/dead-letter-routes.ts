@@ -5,6 +5,12 @@ import { addRoute } from '../../http/route-paths.ts'
 import type { DeadLetterStore, StoredDeadLetter } from '../../ingestion/dead-letter-store.ts'
 import { replayDeadLetters } from '../../ingestion/replay-dead-letters.ts'
 import type { EventQueue } from '../../queue/event-queue.ts'
+import { AppError, validationError } from '../../shared/errors.ts'
+
+/** PostHog's OrganizationMembership.Level.ADMIN: replaying dead letters is for admins and owners. */
+const ADMIN_LEVEL = 8
+/** Ids one replay may name (100,000 took 16 s); a replay of every pending letter names none. */
+const MAX_REPLAY_IDS = 10_000
 
 /** A dead letter on the wire (Tally's own resource: PostHog keeps its dead letters in Kafka). */
 export function toDeadLetterJson(l: StoredDeadLetter) {
@@ -23,9 +29,14 @@ export function toDeadLetterJson(l: StoredDeadLetter) {
 /**
  * `/api/projects/:project_id/dead_letters/`: the project's events the pipeline could not process
  * (`?pending=true` for those not replayed yet), and `POST .../replay/` (`{"ids": [...]}`, or every
- * pending letter of the project) to put them back on the queue.
+ * pending letter of the project) to put them back on the queue (admins and owners only).
  */
-export async function deadLetterRoutes(app: FastifyInstance, opts: { deadLetters: DeadLetterStore; queue: Pick<EventQueue, 'publish'> }) {
+export async function deadLetterRoutes(app: FastifyInstance, opts: {
+  deadLetters: DeadLetterStore
+  queue: Pick<EventQueue, 'publish'>
+  /** The user's level in the project (null: not a member). */
+  memberLevel: (projectId: number, userId: number) => Promise<number | null>
+}) {
   const base = '/api/projects/:project_id/dead_letters/'
   addRoute(app, 'GET', base, async (req) => {
     const page = readPage(req)
@@ -34,8 +45,13 @@ export async function deadLetterRoutes(app: FastifyInstance, opts: { deadLetters
     return paginate(req, page, count, rows.map(toDeadLetterJson))
   })
   addRoute(app, 'POST', `${base}replay/`, async (req) => {
+    if (((await opts.memberLevel(req.project.id, req.user.id)) ?? 0) < ADMIN_LEVEL) {
+      throw new AppError('permission_denied', 'Only admins and owners of the project can replay dead letters.')
+    }
     const body = readBody(req.body)
-    const ids = has(body, 'ids') ? readList(body.ids, 'ids').map((id, i) => readInt(id, `ids__${i}`)!) : undefined
+    const list = has(body, 'ids') ? readList(body.ids, 'ids') : undefined
+    if (list && list.length > MAX_REPLAY_IDS) throw validationError('ids', `At most ${MAX_REPLAY_IDS} ids per replay, got ${list.length}: replay in parts, or send no ids to replay every pending letter.`, 'max_length')
+    const ids = list?.map((id, i) => readInt(id, `ids__${i}`)!)
     return replayDeadLetters({ deadLetters: opts.deadLetters, queue: opts.queue }, { projectId: req.project.id, ids })
   })
 }

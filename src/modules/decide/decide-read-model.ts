@@ -50,6 +50,10 @@ export function createDecideReadModel(stores: DecideSources) {
       loading.set(projectId, { generation, promise })
       return promise
     },
+    /** Drops every project's state (another process's changes may have been missed). */
+    invalidateAll(): void {
+      for (const projectId of new Set([...states.keys(), ...loading.keys()])) this.invalidate(projectId)
+    },
     /** Drops the project's state: the next read sees every committed change. */
     invalidate(projectId: number): void {
       generations.set(projectId, (generations.get(projectId) ?? 0) + 1)

@@ -1,12 +1,13 @@
 import type { EventRow } from './event-read-store.ts'
 import { toEventPersonJson } from '../persons/person-json.ts'
 import type { Person } from '../persons/person-types.ts'
+import { parseElementsChain } from '../../domain/events/parse-elements-chain.ts'
 
 /**
  * An event as PostHog's events API returns it (`ClickhouseEventSerializer`): `id` is the uuid,
  * `timestamp` ISO-8601 with microseconds and `+00:00`, `person` the current person of the event's
- * distinct id (null when it has none, e.g. deleted or personless); `elements` is left empty (the
- * chain is in `elements_chain`).
+ * distinct id (null when it has none, e.g. deleted or personless); `elements` the chain read as PostHog
+ * reads it (`chain_to_elements`), beside the chain itself in `elements_chain`.
  */
 export function toEventJson(row: EventRow, person?: Person) {
   return {
@@ -16,7 +17,7 @@ export function toEventJson(row: EventRow, person?: Person) {
     event: row.event,
     timestamp: formatMicros(row.timestampMicros),
     person: person ? toEventPersonJson(person) : null,
-    elements: [] as unknown[],
+    elements: parseElementsChain(row.elementsChain),
     elements_chain: row.elementsChain,
   }
 }

@@ -52,9 +52,10 @@ export function createInsightResults(store: InsightStore, queries: QueryService,
 
     /**
      * The insight's result; with `filters` (a dashboard's, for a tile) the query they give, whose
-     * result is cached apart from the insight's own.
+     * result is cached apart from the insight's own. `userId`: who asks, whose query concurrency a
+     * computation counts against.
      */
-    async resultOf(project: Project, insight: Insight, mode: RefreshMode, filters?: DashboardFilters): Promise<InsightResult> {
+    async resultOf(project: Project, insight: Insight, mode: RefreshMode, filters?: DashboardFilters, userId?: number): Promise<InsightResult> {
       if (!insight.query) return { response: null, lastRefresh: null, isCached: false }
       const overridden = filters !== undefined && hasDashboardFilters(filters)
       const query = overridden ? applyDashboardFilters(insight.query, filters) : insight.query
@@ -67,7 +68,7 @@ export function createInsightResults(store: InsightStore, queries: QueryService,
         return { response: cached.response, lastRefresh: cached.computedAt, isCached: true }
       }
       if (mode === 'force_cache') return { response: null, lastRefresh: null, isCached: false }
-      const response = await queries.run(project, query)
+      const response = await queries.run(project, query, { userId })
       const computedAt = new Date(String(response.last_refresh))
       if (overridden) {
         filtered.delete(key)

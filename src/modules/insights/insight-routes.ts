@@ -24,7 +24,7 @@ const refreshOf = (req: FastifyRequest) => readRefresh((req.query as Record<stri
 export async function insightRoutes(app: FastifyInstance, opts: { insights: InsightService; results: InsightResults }) {
   const base = '/api/projects/:project_id/insights/'
   const { insights, results } = opts
-  const withResult = async (req: FastifyRequest, insight: Insight) => toInsightJson(insight, await results.resultOf(req.project, insight, refreshOf(req)))
+  const withResult = async (req: FastifyRequest, insight: Insight) => toInsightJson(insight, await results.resultOf(req.project, insight, refreshOf(req), undefined, req.user.id))
 
   addRoute(app, 'GET', base, async (req) => {
     readFormat(req)
@@ -33,7 +33,7 @@ export async function insightRoutes(app: FastifyInstance, opts: { insights: Insi
     const { count, rows } = await insights.list(req.project, page)
     const json = []
     // One insight whose stored query cannot run shows no result rather than failing the list.
-    for (const row of rows) json.push(toInsightJson(row, await results.resultOf(req.project, row, mode).catch(keepValidationErrorsOut)))
+    for (const row of rows) json.push(toInsightJson(row, await results.resultOf(req.project, row, mode, undefined, req.user.id).catch(keepValidationErrorsOut)))
     return paginate(req, page, count, json)
   })
   addRoute(app, 'POST', base, async (req, reply) => {

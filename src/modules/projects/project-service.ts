@@ -177,6 +177,12 @@ export function createProjectService(
       return updated
     },
 
+    /** Drops what is cached of this project (another process changed its token or settings): the next use reads the store. */
+    forgetProject(projectId: number): void {
+      for (const [token, p] of byToken) if (p.id === projectId) byToken.delete(token)
+      settingsReadAt.delete(projectId)
+    },
+
     /** Drops the cached users of personal keys of this user (a key was revoked, the user removed). */
     forgetPersonalKeysOf(userId: number): void {
       for (const [hash, user] of userByKeyHash) if (user.id === userId) userByKeyHash.delete(hash)
@@ -186,6 +192,8 @@ export function createProjectService(
     firstUser: () => store.firstUser(),
     listProjects: () => store.listProjects(),
     listProjectsOfUser: (userId: number) => store.listProjectsOfUser(userId),
+    /** The user's level in the project (1 member, 8 admin, 15 owner); null when not a member. */
+    memberLevel: (projectId: number, userId: number) => store.memberLevel(projectId, userId),
 
     /**
      * The project a private-API path names (`@current` = the user's current project). Missing, malformed

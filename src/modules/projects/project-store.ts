@@ -43,6 +43,8 @@ export interface ProjectStore {
   /** Which of these projects have had an event ingested (PostHog's `ingested_event`). */
   projectsWithEvents(projectIds: readonly number[]): Promise<Set<number>>
   addMember(projectId: number, userId: number, level: number): Promise<void>
+  /** The user's level in the project (1 member, 8 admin, 15 owner); null when not a member. */
+  memberLevel(projectId: number, userId: number): Promise<number | null>
   addPersonalKey(userId: number, key: { hash: string; mask: string; label: string }): Promise<void>
   findUserByPersonalKeyHash(hash: string): Promise<User | null>
   /** The owner of the first organization (the CLI acts as this user). */

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../../shared/errors.ts'
+import { isPublicPath } from '../../http/public-scope.ts'
 
 export interface WebAppOptions {
   /** The built web app (`index.html` + `assets/`); default `<package root>/dist/web`. */
@@ -68,6 +69,15 @@ export async function webAppRoutes(app: FastifyInstance, opts: WebAppOptions): P
     app.get(`/${section}`, async (_req, reply) => sendIndex(reply))
     app.get(`/${section}/*`, async (_req, reply) => sendIndex(reply))
   }
+  // Any other address a browser opens (`/web`, `/surveys`...) gets the app with a 404 status: its
+  // not-found page says what exists. API clients, and the API's and SDK's own paths, keep PostHog's JSON 404.
+  app.get('/*', async (req, reply) => {
+    const wantsPage = /\btext\/html\b/.test(req.headers.accept ?? '')
+    if (!wantsPage || /^\/+(?:(?:api|static|assets)(?:[/?]|$)|_|[^/?]*\.[a-z0-9]+(?:\?|$))/i.test(req.url) || isPublicPath(req.url)) {
+      throw new AppError('not_found', 'Not found.')
+    }
+    return sendIndex(reply.code(built ? 404 : 503))
+  })
   app.get('/favicon.ico', async (_req, reply) => {
     const file = path.join(dir, 'favicon.svg')
     if (!existsSync(file)) throw new AppError('not_found', 'Not found.')

@@ -68,9 +68,11 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       'INSERT INTO projects (uuid, organization_id, name, api_token) VALUES ($1, $2, $3, $4) RETURNING id',
       [newUuid(), organizationId, name, apiToken],
     )
+    // Each organisation member at their organisation level (PostHog's UserTeamPermissions: without
+    // project access control the effective level is the organisation's), never more.
     await q.query(
       `INSERT INTO project_members (project_id, user_id, level)
-       SELECT $1, user_id, 8 FROM organization_members WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
+       SELECT $1, user_id, level FROM organization_members WHERE organization_id = $2 ON CONFLICT DO NOTHING`,
       [row.id, organizationId],
     )
     return projectById(q, row.id)
@@ -145,6 +147,10 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
         [projectId, userId, level],
       )
       await db.query('UPDATE users SET current_project_id = $1 WHERE id = $2 AND current_project_id IS NULL', [projectId, userId])
+    },
+    async memberLevel(projectId, userId) {
+      const [row] = await db.query<{ level: number }>('SELECT level FROM project_members WHERE project_id = $1 AND user_id = $2', [projectId, userId])
+      return row?.level ?? null
     },
     async addPersonalKey(userId, key) {
       await db.query('INSERT INTO personal_api_keys (user_id, label, secure_value, mask_value) VALUES ($1, $2, $3, $4)', [

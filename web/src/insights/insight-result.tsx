@@ -79,7 +79,7 @@ const ResultView = memo(function ResultView({ kind, display, result, small, pers
       {onPick && <p className="hint">Click a {bar ? 'bar' : 'point'} to see the persons behind it.</p>}
       {!small && (
         <table aria-label="Series totals">
-          <tbody>{series.map((s, i) => <tr key={i}><td>{s.status ?? seriesName(s)}</td><td className="num">{num(s.count ?? s.aggregated_value)}</td></tr>)}</tbody>
+          <tbody>{series.map((s, i) => <tr key={i}><td>{s.status ?? seriesName(s)}</td><td className="num">{num(s.aggregated_value ?? s.count)}</td></tr>)}</tbody>
         </table>
       )}
     </>

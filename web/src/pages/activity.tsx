@@ -5,6 +5,7 @@ import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { Ago, Card, Empty, Field, JsonView, Loadable, PageHeader } from '../ui.tsx'
 import type { EventJson, EventListJson } from '../../../src/http/wire-types.ts'
+import { parseElementsChain, type ElementJson } from '../../../src/domain/events/parse-elements-chain.ts'
 
 interface Filters {
   event: string
@@ -26,9 +27,17 @@ function eventsUrl(base: string, f: Filters): string {
   return `${base}/events/?${q}`
 }
 
-/** The elements of an autocapture event, read from `elements_chain` (`tag.class:attr="v";…`). */
-function elementsOf(chain: string): string[] {
-  return chain ? chain.split(';').filter(Boolean) : []
+/** One element of an autocapture event as a line: `tag.classes#id "text"` and its other attributes. */
+function ElementLine({ el }: { el: ElementJson }) {
+  const selector = `${el.tag_name ?? ''}${(el.attr_class ?? []).map((c) => `.${c}`).join('')}${el.attr_id ? `#${el.attr_id}` : ''}`
+  const extra = [...(el.href ? [['href', el.href]] : []), ...Object.entries(el.attributes)]
+  return (
+    <li>
+      <code>{selector || '(element)'}</code>
+      {el.text && <> “{el.text}”</>}
+      {extra.length > 0 && <span className="muted"> {extra.map(([k, v]) => `${k}="${v}"`).join(' ')}</span>}
+    </li>
+  )
 }
 
 /** Newest events, refreshed every 3 s, with filters and a detail panel. */
@@ -119,9 +128,13 @@ export default function ActivityPage() {
               </tbody>
             </table>
             <h3>Elements</h3>
-            {elementsOf(selected.elements_chain).length === 0 ? <p className="muted">No elements.</p> : (
-              <ol className="mono">{elementsOf(selected.elements_chain).map((el, i) => <li key={i}>{el}</li>)}</ol>
-            )}
+            {(() => {
+              // The chain read by the same parser as the events API's `elements` (src/domain/events).
+              const elements = parseElementsChain(selected.elements_chain ?? '')
+              return elements.length === 0 ? <p className="muted">No elements.</p> : (
+                <ol className="mono" aria-label="Elements">{elements.map((el) => <ElementLine key={el.order} el={el} />)}</ol>
+              )
+            })()}
             <details><summary>Raw JSON</summary><JsonView value={selected} /></details>
           </Card>
           </div>

@@ -94,11 +94,7 @@ function PersonDetail() {
           </PageHeader>
           {remove.error && <ErrorBox error={remove.error} />}
           <div className="grid-2">
-            <Card title="Properties">
-              <table aria-label="Person properties"><tbody>
-                {Object.entries(p.properties).map(([k, v]) => <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono">{typeof v === 'string' ? v : JSON.stringify(v)}</td></tr>)}
-              </tbody></table>
-            </Card>
+            <PersonProperties properties={p.properties} />
             <Card title="Distinct ids">
               <ul className="mono">{p.distinct_ids.map((d) => <li key={d}>{d}</li>)}</ul>
             </Card>
@@ -115,5 +111,42 @@ function PersonDetail() {
         </>
       )}
     </Loadable>
+  )
+}
+
+/** PostHog's own properties (`$initial_os`, `$geoip_*`...): its person page hides them unless asked. */
+const isInternal = (key: string) => key.startsWith('$')
+
+/**
+ * A person's properties sorted by name, with a search box (name or value); nulls and PostHog's own
+ * `$` properties are behind a toggle, as on PostHog's person page.
+ */
+function PersonProperties({ properties }: { properties: Record<string, unknown> }) {
+  const [search, setSearch] = useState('')
+  const [showAll, setShowAll] = useState(false)
+  const all = Object.entries(properties).sort(([a], [b]) => a.localeCompare(b))
+  const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
+  const hidden = all.filter(([k, v]) => v === null || v === undefined || isInternal(k)).length
+  const needle = search.trim().toLowerCase()
+  const shown = all
+    .filter(([k, v]) => showAll || !(v === null || v === undefined || isInternal(k)))
+    .filter(([k, v]) => !needle || k.toLowerCase().includes(needle) || text(v).toLowerCase().includes(needle))
+  return (
+    <Card title="Properties">
+      <div className="row">
+        <Field label="Search properties">
+          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Name or value" />
+        </Field>
+        <label className="row">
+          <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} />
+          Show empty and PostHog properties ({hidden})
+        </label>
+      </div>
+      {shown.length === 0 ? <Empty>No properties match.</Empty> : (
+        <table aria-label="Person properties"><tbody>
+          {shown.map(([k, v]) => <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono">{text(v)}</td></tr>)}
+        </tbody></table>
+      )}
+    </Card>
   )
 }

@@ -11,13 +11,75 @@ import { ReplaySettings } from './settings-replay.tsx'
 const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications'], ['replay', 'Replay']] as const
 type Tab = (typeof TABS)[number][0]
 
+/**
+ * PostHog's HTML snippet: a stub `posthog` that queues calls while posthog-js loads asynchronously
+ * from this server's `/static/array.js`, which then replays them. Works in any plain HTML page.
+ */
+function htmlSnippet(token: string, host: string): string {
+  const methods = 'init capture register register_once register_for_session unregister identify alias set_config reset ' +
+    'get_distinct_id getFeatureFlag getFeatureFlagPayload isFeatureEnabled reloadFeatureFlags onFeatureFlags group resetGroups ' +
+    'setPersonProperties opt_in_capturing opt_out_capturing has_opted_in_capturing has_opted_out_capturing captureException getSurveys loadToolbar debug'
+  return `<script>
+  !function(d,w){var p=w.posthog||[];if(p.__SV)return;w.posthog=p;p._i=[];p.init=function(token,config,name){
+    var s=d.createElement("script");s.type="text/javascript";s.crossOrigin="anonymous";s.async=!0;
+    s.src=config.api_host+"/static/array.js";var f=d.getElementsByTagName("script")[0];f.parentNode.insertBefore(s,f);
+    var t=p;if(name!==void 0){t=p[name]=[]}else{name="posthog"}
+    "${methods}".split(" ").forEach(function(m){t[m]=function(){t.push([m].concat([].slice.call(arguments)))}});
+    p._i.push([token,config,name])};p.__SV=1}(document,window);
+  posthog.init('${token}', { api_host: '${host}', person_profiles: 'identified_only' })
+</script>`
+}
+
 /** The snippets to paste into each SDK, with this project's key and this server's address. */
 function snippets(token: string, host: string) {
   return {
-    'posthog-js': `import posthog from 'posthog-js'\n\nposthog.init('${token}', { api_host: '${host}' })`,
+    HTML: htmlSnippet(token, host),
+    'posthog-js (npm)': `import posthog from 'posthog-js'\n\nposthog.init('${token}', { api_host: '${host}' })`,
     'posthog-node': `import { PostHog } from 'posthog-node'\n\nconst client = new PostHog('${token}', { host: '${host}' })\nclient.capture({ distinctId: 'user-1', event: 'signed_up' })\nawait client.shutdown()`,
     'posthog-python': `from posthog import Posthog\n\nposthog = Posthog('${token}', host='${host}')\nposthog.capture('user-1', 'signed_up')`,
   }
+}
+
+type SdkName = keyof ReturnType<typeof snippets>
+const SDK_NAMES = ['HTML', 'posthog-js (npm)', 'posthog-node', 'posthog-python'] as const satisfies readonly SdkName[]
+
+/** PostHog's project settings that posthog-js reads through remote config, with what each does. */
+const SWITCHES = [
+  ['autocapture_exceptions_opt_in', 'Capture exceptions', 'Uncaught errors become $exception events.'],
+  ['heatmaps_opt_in', 'Heatmaps', 'Clicks and scrolls are sent as heatmap data.'],
+  ['capture_dead_clicks', 'Dead clicks', 'Clicks that change nothing become $dead_click events.'],
+  ['autocapture_web_vitals_opt_in', 'Web vitals', 'Core web vitals become $web_vitals events.'],
+  ['capture_performance_opt_in', 'Network timing', 'Network timings are kept with session recordings.'],
+  ['autocapture_opt_out', 'Turn off autocapture', 'Clicks and form events are no longer captured automatically.'],
+] as const
+
+/** A switch per SDK setting: saved at once, picked up by posthog-js on its next page load. */
+function ProductSwitches() {
+  const { project, base, canManage } = useSession()
+  const queryClient = useQueryClient()
+  const save = useMutation({
+    mutationFn: (patch: Record<string, boolean>) => api(`${base}/`, { method: 'PATCH', body: patch }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
+  })
+  // Shown as asked while the change is saved and the session reloads; as stored otherwise.
+  const pending = save.isPending || save.isSuccess ? save.variables : undefined
+  return (
+    <Card title="posthog-js features">
+      <p className="muted">Sent to posthog-js in its remote config; browsers pick a change up on their next page load.</p>
+      <ul className="switches">
+        {SWITCHES.map(([key, label, hint]) => (
+          <li key={key}>
+            <label className="row">
+              <input type="checkbox" role="switch" checked={(pending && key in pending ? pending[key] : project[key]) === true} disabled={!canManage || save.isPending}
+                onChange={(e) => save.mutate({ [key]: e.target.checked })} />
+              <span><strong>{label}</strong> <span className="muted">{hint}</span></span>
+            </label>
+          </li>
+        ))}
+      </ul>
+      {save.error && <ErrorBox error={save.error} />}
+    </Card>
+  )
 }
 
 export default function SettingsPage() {
@@ -46,7 +108,7 @@ function ProjectSettings() {
   const { project, base, canManage } = useSession()
   const queryClient = useQueryClient()
   const [timezone, setTimezone] = useState(project.timezone)
-  const [sdk, setSdk] = useState<'posthog-js' | 'posthog-node' | 'posthog-python'>('posthog-js')
+  const [sdk, setSdk] = useState<SdkName>('HTML')
   const saveTimezone = useMutation({
     mutationFn: () => api(`${base}/`, { method: 'PATCH', body: { timezone } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
@@ -71,12 +133,14 @@ function ProjectSettings() {
       </Card>
       <Card title="Send events" actions={<CopyButton text={code} label="Copy snippet" />}>
         <div className="tabs" role="tablist" aria-label="SDK">
-          {(['posthog-js', 'posthog-node', 'posthog-python'] as const).map((s) => (
+          {SDK_NAMES.map((s) => (
             <button key={s} type="button" role="tab" aria-selected={sdk === s} onClick={() => setSdk(s)}>{s}</button>
           ))}
         </div>
+        {sdk === 'HTML' && <p className="muted">Paste it into the &lt;head&gt; of every page: posthog-js loads from this server.</p>}
         <pre className="code" tabIndex={0} aria-label={`${sdk} snippet`}>{code}</pre>
       </Card>
+      <ProductSwitches />
       <Card title="Time zone">
         <form className="row" onSubmit={(e) => { e.preventDefault(); saveTimezone.mutate() }}>
           <Field label="Project time zone" hint="Days in insights start at midnight here.">

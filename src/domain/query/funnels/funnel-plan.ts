@@ -1,5 +1,5 @@
 import { and, bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SelectItem, type WindowFrame } from '../query-plan.ts'
-import { unorderedEntries, unorderedExclusions, unorderedLevels } from './unordered-plan.ts'
+import { unorderedEntries, unorderedLevels } from './unordered-plan.ts'
 import type { ResolvedRange } from '../date-range.ts'
 import type { FunnelOrder } from './funnels-query.ts'
 
@@ -94,7 +94,7 @@ function countedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
   const partitionNames = partition.map((p) => (p as { name: string }).name)
   const per = spec.order === 'unordered' ? unorderedLevels(rows, spec, partition) : orderedPaths(rows, spec, partition)
   // The counted path's step times, and whether an exclusion cut them off.
-  let perPerson: Plan = {
+  const perPerson: Plan = {
     source: fromPlan(per.plan),
     select: [
       ...keep(partitionNames),
@@ -105,7 +105,7 @@ function countedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
     ],
     groupBy: partition,
   }
-  if (spec.order === 'unordered' && spec.exclusions.length > 0) perPerson = unorderedExclusions(perPerson, rows, spec, partition)
+  // (Unordered funnels apply their exclusions in `unorderedLevels`: hit_at is NULL for them.)
   // An exclusion counts when it came before the person completed the funnel (PostHog stops at completion).
   const excluded: Expr = { op: 'and', args: [notNull(col('hit_at')), { op: 'or', args: [{ op: 'is_null', arg: col('done_at') }, bin('<', col('hit_at'), col('done_at'))] }] }
   return {

@@ -1,4 +1,4 @@
-import { bin, col, fromPlan, keep, lit, notNull, when, type Expr, type Plan, type SelectItem, type WindowFrame } from '../query-plan.ts'
+import { bin, col, fromPlan, keep, lit, notNull, when, type Expr, type Plan, type WindowFrame } from '../query-plan.ts'
 import type { FunnelSpec, PerPerson } from './funnel-plan.ts'
 
 /** Unordered funnels' plans (PostHog's `AggregateFunnelRowUnordered` and its trends matcher), for `funnelPersonsPlan`. */
@@ -10,18 +10,41 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i)
 /**
  * At each event, the earliest event of each step within the window ending there: the steps done
  * (`lvl`, 0-based) and their times sorted (`o0`..); per actor the first event with the most steps.
+ *
+ * With exclusions, as PostHog's current matcher (its Rust `AggregateFunnelRowUnordered`): an
+ * exclusion event clears the steps done so far, so the steps count within the segment of events
+ * since the last exclusion (`seg`); and what was done is kept only when the matcher records it:
+ * when the next event drops an event out of the window (`o0 + window < next t`), when the funnel
+ * is complete, or at the actor's last event. Progress an exclusion interrupts before any of these
+ * is lost; earlier recorded progress stays (persons are left out only of the steps after it).
  */
 export function unorderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
   const n = spec.steps.length
-  const base = rows.select.map((s) => s.alias)
   const within: WindowFrame = { unit: 'range', start: -spec.windowMs, end: 0 }
+  const byTime = [{ expr: col('t') }]
+  let source = rows
+  let stepPartition = partition
+  if (spec.exclusions.length > 0) {
+    const exclusionOnly: Expr = { op: 'and', args: [{ op: 'or', args: spec.exclusions.map((_, i) => col(`x${i}`)) }, { op: 'not', arg: { op: 'or', args: range(n).map((j) => col(`s${j}`)) } }] }
+    const upToHere: WindowFrame = { unit: 'rows', start: 'unbounded', end: 0 }
+    source = {
+      source: fromPlan(rows),
+      select: [
+        ...keep(rows.select.map((s) => s.alias)),
+        { alias: 'seg', expr: { op: 'window', fn: 'sum', arg: when(exclusionOnly, lit(1), lit(0)), partitionBy: partition, orderBy: byTime, frame: upToHere } },
+        { alias: 'nt', expr: { op: 'window', fn: 'lead', arg: col('t'), partitionBy: partition, orderBy: byTime } },
+      ],
+    }
+    stepPartition = [...partition, col('seg')]
+  }
+  const base = source.select.map((s) => s.alias)
   // f_j: the earliest step-j event within the window ending at this row.
   const f = range(n).map((j) => `f${j}`)
   let plan: Plan = {
-    source: fromPlan(rows),
+    source: fromPlan(source),
     select: [
       ...keep(base),
-      ...range(n).map((j) => ({ alias: f[j]!, expr: { op: 'window', fn: 'min', arg: when(col(`s${j}`), col('t')), partitionBy: partition, orderBy: [{ expr: col('t') }], frame: within } as Expr })),
+      ...range(n).map((j) => ({ alias: f[j]!, expr: { op: 'window', fn: 'min', arg: when(col(`s${j}`), col('t')), partitionBy: stepPartition, orderBy: byTime, frame: within } as Expr })),
     ],
   }
   // The steps done, and the times sorted: the m-th is the f_j with m others before it.
@@ -41,40 +64,17 @@ export function unorderedLevels(rows: Plan, spec: FunnelSpec, partition: Expr[])
     select: [...keep([...base, 'lvl']), ...range(n).map((m) => ({ alias: `o${m}`, expr: sorted(m) }))],
   }
   const firstAtLevel: Expr = bin('-', bin('*', col('lvl'), lit(LEVEL_WEIGHT)), col('t'))
+  // Without exclusions every row's steps are eventually recorded (nothing is ever cleared).
+  const recorded: Expr =
+    spec.exclusions.length === 0
+      ? lit(true)
+      : { op: 'or', args: [{ op: 'is_null', arg: col('nt') }, bin('=', col('lvl'), lit(n - 1)), bin('<', bin('+', col('o0'), lit(spec.windowMs)), col('nt'))] }
   return {
     plan,
-    level: { op: 'aggregate', fn: 'max', arg: col('lvl') },
-    times: range(n).map((m) => ({ op: 'aggregate', fn: 'arg_max', arg: col(`o${m}`), by: when(notNull(col(`o${m}`)), firstAtLevel) })),
+    level: { op: 'aggregate', fn: 'max', arg: when(spec.exclusions.length === 0 ? lit(true) : { op: 'and', args: [recorded, bin('>=', col('lvl'), lit(0))] }, col('lvl')) },
+    times: range(n).map((m) => ({ op: 'aggregate', fn: 'arg_max', arg: col(`o${m}`), by: when({ op: 'and', args: [recorded, notNull(col(`o${m}`))] }, firstAtLevel) })),
     hitAt: lit(null),
     doneAt: lit(null),
-  }
-}
-
-/**
- * Unordered funnels with exclusions (PostHog allows them over the whole funnel only): the person
- * is out when an excluded event falls strictly between the first and the last step of their
- * counted path (`hit_at` that event, `done_at` the last step's time).
- */
-export function unorderedExclusions(perPerson: Plan, rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
-  const n = spec.steps.length
-  const names = partition.map((p) => (p as { name: string }).name)
-  const excluded: Plan = {
-    source: fromPlan(rows),
-    select: [...keep(names), { alias: 'xt', expr: col('t') }],
-    where: { op: 'or', args: spec.exclusions.map((_, i) => col(`x${i}`)) },
-  }
-  const last: Expr = { op: 'case', when: range(n).map((k) => [bin('=', col('level'), lit(k)), col(`t${k}`)] as [Expr, Expr]), else: lit(null) }
-  const between: Expr = { op: 'and', args: [bin('>', col('xt'), col('t0')), bin('<', col('xt'), last)] }
-  const any = (name: string): SelectItem => ({ alias: name, expr: { op: 'aggregate', fn: 'any', arg: col(name) } })
-  return {
-    source: { kind: 'join', left: { ...perPerson, select: perPerson.select.filter((s) => s.alias !== 'hit_at' && s.alias !== 'done_at') }, right: excluded, using: names, keepLeft: true },
-    select: [
-      ...keep(names),
-      ...['level', ...range(n).map((j) => `t${j}`)].map(any),
-      { alias: 'hit_at', expr: { op: 'aggregate', fn: 'min', arg: when(between, col('xt')) } },
-      { alias: 'done_at', expr: { op: 'aggregate', fn: 'any', arg: last } },
-    ],
-    groupBy: partition,
   }
 }
 
