@@ -12,7 +12,7 @@ test('a NUL character in a private API write is a 400 naming the field, never a 
     ['POST', `${p}/feature_flags/`, { key: 'k2', filters: { groups: [{ properties: [{ key: 'a', value: 'x\u0000', type: 'person' }], rollout_percentage: 100 }] } }, 'filters'],
     ['POST', `${p}/dashboards/`, { name: 'd\u0000' }, 'name'],
     ['POST', `${p}/dashboards/`, { name: 'd', filters: { x: '\u0000' } }, 'filters'],
-    ['POST', `${p}/insights/`, { name: 'i', query: { kind: 'x\u0000' } }, 'query'],
+    ['POST', `${p}/insights/`, { name: 'i', query: { kind: 'x\u0000' } }, 'query.kind'],
     ['POST', `${p}/actions/`, { name: 'a\u0000' }, 'name'],
     ['POST', `${p}/cohorts/`, { name: 'c\u0000', groups: [] }, 'name'],
   ]

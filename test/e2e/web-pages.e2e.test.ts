@@ -99,7 +99,7 @@ test('web app: each page shows the seeded data, passes axe-core, and its main fl
     await people.getByRole('link', { name: 'linus@example.org' }).click()
     await page.getByRole('heading', { level: 1, name: 'linus@example.org' }).waitFor()
     page.once('dialog', (d) => void d.accept())
-    await page.getByRole('button', { name: 'Delete with events' }).click()
+    await page.getByRole('button', { name: 'Delete with events', exact: true }).click()
     await page.getByRole('heading', { level: 1, name: 'People' }).waitFor()
     await eventually(async () => (await api.get('/persons/?search=linus')).json().results.length === 0)
     await eventually(async () => (await app.http.inject({ url: `/api/projects/${app.projectId}/events/?distinct_id=linus@example.org`, headers: app.auth })).json().results.length === 0)

@@ -19,10 +19,11 @@ export const duckDbEventDialect: EventDialect = {
   name: 'duckdb',
   createParams: createSqlParams,
   literal(value, params) {
-    if (typeof value === 'number') return Number.isInteger(value) ? `${params.add(value)}::BIGINT` : `${params.add(value)}::DOUBLE`
+    // Other numbers are bound as text: the driver binds an integral JS number as BIGINT and fails past int64 (1e300).
+    if (typeof value === 'number') return Number.isSafeInteger(value) ? `${params.add(value)}::BIGINT` : `CAST(${params.add(String(value))} AS DOUBLE)`
     return params.add(value)
   },
-  double: (value, params) => `${params.add(value)}::DOUBLE`,
+  double: (value, params) => `CAST(${params.add(String(value))} AS DOUBLE)`,
   time: (iso, params) => `${params.add(iso)}::TIMESTAMPTZ`,
   constant: literal,
   bool: (value) => (value ? 'TRUE' : 'FALSE'),
