@@ -58,7 +58,8 @@ test('posthog-js records a session in Chromium; Tally lists it, serves its snaps
   const lastClickAt = Date.now()
   await tab.waitForTimeout(1500)
   const sessionId = await tab.evaluate(() => (window as any).posthog.get_session_id() as string)
-  await eventually(async () => snapshotAnswers.length >= 2 && (await listRecordings(app, {})).results.some((r) => r.id === sessionId && r.click_count >= 4))
+  // posthog-js may send both pages in one /s/ request (or the second by sendBeacon, which has no response here).
+  await eventually(async () => snapshotAnswers.length >= 1 && (await listRecordings(app, {})).results.some((r) => r.id === sessionId && r.click_count >= 4), 400)
 
   assert.ok(snapshotAnswers.every((s) => s === 200), `/s/ answers: ${snapshotAnswers.join(', ')}`)
   assert.deepEqual(consoleErrors.filter((e) => !e.includes('boom from the shop')), [])
