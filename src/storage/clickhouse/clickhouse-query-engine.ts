@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { QueryEngine, QueryRows, RunGuards } from '../../modules/query/query-engine.ts'
 import { AppError } from '../../shared/errors.ts'
+import { booleanColumns } from '../event-sql/boolean-columns.ts'
 import { compilePlan } from '../event-sql/compile-plan.ts'
 import { clickHouseEventDialect } from './clickhouse-event-dialect.ts'
 import { clickHouseCode } from './clickhouse-errors.ts'
@@ -38,7 +39,7 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
     else running--
   }
 
-  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean }): Promise<QueryRows> {
+  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean; booleans?: ReadonlySet<string> }): Promise<QueryRows> {
     if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
     await acquire()
     const queryId = randomUUID()
@@ -72,7 +73,7 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
       if (r.data.length > guards.maxRows) {
         throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows: narrow it (date range, breakdown limit, LIMIT).`, 'query')
       }
-      const converters = r.meta.map((m) => converter(m.type))
+      const converters = r.meta.map((m) => (mode.booleans?.has(m.name) ? toBoolean : converter(m.type)))
       const rows = r.data.map((row) => {
         const out: Record<string, unknown> = {}
         r.meta.forEach((m, i) => {
@@ -97,11 +98,11 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
   }
 
   return {
-    run(projectId, plan, guards) {
+    async run(projectId, plan, guards) {
       const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
       const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
       const { sql } = compilePlan(limited, projectId, clickHouseEventDialect)
-      return runStatement(sql, guards, { readonly: false })
+      return runStatement(sql, guards, { readonly: false, booleans: booleanColumns(plan) })
     },
     runSql(sql, values, guards) {
       if (values.length > 0) throw new Error('ClickHouse statements carry their values as literals (no bound parameters)')
@@ -116,6 +117,11 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
 function firstLine(err: unknown): string {
   const m = err instanceof Error ? err.message : String(err)
   return m.split('\n')[0]!.replace(/\s*\(version [^)]*\)\s*$/, '').slice(0, 300)
+}
+
+/** A UInt8 truth value (18.16 has no boolean type) as a boolean; NULL stays NULL. */
+function toBoolean(v: unknown): unknown {
+  return v === null || v === undefined ? v : v === true || v === 1 || v === '1' || v === 'true'
 }
 
 /** ClickHouse's JSON value of a column type as the runners expect it (Dates for times, numbers). */
