@@ -127,15 +127,18 @@ export const duckDbHogQLDialect: HogQLDialect = {
     )
   },
   property: (alias, bag, keys, params) => `json_extract_string(${alias}.${bag}, ${jsonPointer(keys, params)})`,
+  propertyPresent: (alias, bag, keys, params) => `COALESCE(json_exists(${alias}.${bag}, ${jsonPointer(keys, params)}), FALSE)`,
   bagText: (alias, bag) => (bag === 'properties' ? `${alias}.properties` : `COALESCE(${alias}.person_properties, '{}')`),
   idText: (sql) => `CAST(${sql} AS VARCHAR)`,
   join: (kind, relation, on) => `${kind === 'left' ? 'LEFT' : 'INNER'} JOIN ${relation} ON ${on}`,
-  leftJoinable: (select) => select,
   functions: DUCKDB_HOGQL_FUNCTIONS,
   typeName(engineType, _type, timeZone) {
     if (engineType.startsWith('TIMESTAMP')) return `DateTime64(6, '${timeZone}')`
     if (engineType.startsWith('DECIMAL')) return 'Float64'
     return TYPE_NAMES[engineType] ?? 'String'
   },
-  isQueryError: (err) => QUERY_ERRORS.test(err instanceof Error ? err.message : String(err)),
+  queryErrorDetail(err) {
+    const message = err instanceof Error ? err.message : String(err)
+    return QUERY_ERRORS.test(message) ? message.split('\n')[0]! : null
+  },
 }

@@ -58,14 +58,14 @@ export interface HogQLDialect {
   personsRelation(alias: string, projectId: number, params: SqlParams): string
   /** A key (path) of a property bag: `column` of the events relation or persons relation aliased `alias`. */
   property(alias: string, bag: 'properties' | 'person_properties', keys: readonly string[], params: SqlParams): string
+  /** Whether a key (path) of a property bag is present (JSON null included). */
+  propertyPresent(alias: string, bag: 'properties' | 'person_properties', keys: readonly string[], params: SqlParams): string
   /** A whole bag as JSON text (`{}` when the event has no person properties). */
   bagText(alias: string, bag: 'properties' | 'person_properties'): string
   /** An id column (uuid, person id) as text. */
   idText(sql: string): string
   /** `JOIN` of a relation: `LEFT` keeps left rows without a match, the right side's columns NULL. */
   join(kind: 'left' | 'inner', relation: string, on: string): string
-  /** A subquery read on the right of a LEFT JOIN: its columns made nullable where the engine needs it for NULLs. */
-  leftJoinable(select: string, columns: readonly string[]): string
 
   // --- Functions ---------------------------------------------------------------------------------------
   readonly functions: Record<HogQLFunctionName, HogQLEmit>
@@ -73,8 +73,8 @@ export interface HogQLDialect {
   // --- Answers -----------------------------------------------------------------------------------------
   /** PostHog's (ClickHouse's) name for a result column's type, from the engine's and the translator's. */
   typeName(engineType: string, type: Typed['type'], timeZone: string): string
-  /** True when an error the engine raised is the statement's fault (a 400 naming it), not the store's. */
-  isQueryError(err: unknown): boolean
+  /** The engine's words for an error that is the statement's fault (a 400 naming it); null when it is the store's. */
+  queryErrorDetail(err: unknown): string | null
 }
 
 /** A constant string argument (units, JSON keys); a 400 naming the function otherwise. */

@@ -18,8 +18,9 @@ export interface Typed {
   calendar?: boolean
   /** An interval's unit and count (SQL), for engines that add intervals by function. */
   interval?: { unit: string; n: string }
-  /** A whole property bag (`properties`, `person.properties`): a key of it, read as the bag's own field would be. */
+  /** A whole property bag (`properties`, `person.properties`): a key of it, read as the bag's own field would be, and whether it is present. */
   bag?: (keys: readonly string[]) => Typed
+  bagHas?: (keys: readonly string[]) => string
 }
 
 /** What expressions need from the query around them. */

@@ -41,6 +41,7 @@ const bagOf = (ref: TableRef, bag: 'properties' | 'person_properties', c: TableC
   sql: c.dialect.bagText(ref.sqlAlias, bag),
   type: 'string',
   bag: (keys) => ({ sql: c.dialect.property(ref.sqlAlias, bag, keys, c.params), type: 'json' }),
+  bagHas: (keys) => c.dialect.propertyPresent(ref.sqlAlias, bag, keys, c.params),
 })
 
 function leafOf(chain: readonly string[]) {

@@ -18,16 +18,18 @@ export async function runHogQL(dialect: HogQLDialect, runSql: RunSql, projectId:
   const t = translateHogQL(query, dialect, { projectId, timeZone: opts.timeZone, now: opts.now })
   try {
     const rows = await runSql(t.sql, t.values, guards)
+    // Truth values as booleans whatever the engine gives (ClickHouse 18.16: UInt8 1/0).
+    t.types.forEach((type, i) => {
+      const column = rows.columns[i]
+      if (type !== 'bool' || column === undefined) return
+      for (const row of rows.rows) if (row[column] !== null && row[column] !== undefined) row[column] = row[column] === true || Number(row[column]) === 1
+    })
     const hogqlTypes = rows.types.map((engineType, i) => dialect.typeName(engineType, t.types[i] ?? 'unknown', opts.timeZone))
     return { ...rows, hogqlColumns: t.columns, hogqlTypes, sql: t.sql }
   } catch (err) {
     if (err instanceof AppError) throw err
-    if (dialect.isQueryError(err)) throw hogqlError(`The query cannot run: ${firstLine(err)}`)
+    const detail = dialect.queryErrorDetail(err)
+    if (detail !== null) throw hogqlError(`The query cannot run: ${detail}`)
     throw err
   }
-}
-
-function firstLine(err: unknown): string {
-  const m = err instanceof Error ? err.message : String(err)
-  return m.split('\n')[0]!.replace(/\s*\(version [^)]*\)\s*$/, '').replace(/, e\.what\(\) = DB::Exception$/, '').slice(0, 300)
 }

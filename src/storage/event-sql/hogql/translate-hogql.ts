@@ -73,7 +73,7 @@ function translateSelect(q: HogQLSelect, t: Translation, topLevel: boolean): Sel
     if (j.from.kind === 'subquery') subquerySql.set(table, subqueryOf(j.from, t, table))
     const on = translateExpr(j.on, scope).sql
     const kind = j.type === 'left' ? 'left' : 'inner'
-    fromSql.push(() => ` ${t.dialect.join(kind, relation(table, t, subquerySql, kind === 'left'), on)}`)
+    fromSql.push(() => ` ${t.dialect.join(kind, relation(table, t, subquerySql), on)}`)
   }
 
   const items = expandStars(q.select, tables)
@@ -124,10 +124,9 @@ function subqueryOf(f: Extract<FromItem, { kind: 'subquery' }>, t: Translation, 
   return inner.sql
 }
 
-function relation(ref: TableRef, t: Translation, subquerySql: Map<TableRef, string>, leftJoined = false): string {
+function relation(ref: TableRef, t: Translation, subquerySql: Map<TableRef, string>): string {
   if (ref.table) return ref.table.relation(ref, t)
-  const select = subquerySql.get(ref)!
-  return `(${leftJoined ? t.dialect.leftJoinable(select, [...ref.columns.keys()].map((c) => t.dialect.quote(c))) : select}) AS ${ref.sqlAlias}`
+  return `(${subquerySql.get(ref)!}) AS ${ref.sqlAlias}`
 }
 
 /** `*` and `alias.*` as the fields they stand for. */
