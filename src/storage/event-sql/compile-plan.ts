@@ -212,7 +212,7 @@ function compileExpr(e: Expr, s: Scope): string {
     case 'in_plan':
       if (e.plan.select.length !== 1) throw new Error('plan expression in_plan needs a plan of one column')
       // An uncorrelated subquery (its own aliases shadow the outer ones), with its own project filter.
-      return `COALESCE(${x(e.arg)} IN (${compileSelect(e.plan, s.projectId, d, params)}), FALSE)`
+      return `COALESCE(${x(e.arg)} IN (${compileSelect(e.plan, s.projectId, d, params)}), ${d.bool(false)})`
   }
 }
 
