@@ -42,8 +42,9 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
   /**
    * `readonly`: run with `readonly = 2` (no writes; settings allowed) and read a refused statement as
    * the client's error: a 400 here, or, with `raw`, ClickHouse's own error for the caller to word.
+   * `deep`: a compiled plan's statement, allowed the plan AST limits (PLAN_AST_LIMITS).
    */
-  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean; raw?: boolean; booleans?: ReadonlySet<string> }): Promise<QueryRows> {
+  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean; raw?: boolean; booleans?: ReadonlySet<string>; deep?: boolean }): Promise<QueryRows> {
     if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
     await acquire()
     const queryId = randomUUID()
@@ -72,6 +73,8 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
           join_use_nulls: 1,
           output_format_json_quote_64bit_integers: 0,
           ...(mode.readonly ? { readonly: '2' } : {}),
+          // Plans nest subqueries per step (funnels of 20 steps pass 18.16's defaults: 100 levels, depth 1,000).
+          ...(mode.deep ? PLAN_AST_LIMITS : {}),
         },
       })
       if (r.data.length > guards.maxRows) {
@@ -106,7 +109,7 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
       const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
       const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
       const { sql } = compilePlan(limited, projectId, clickHouseEventDialect)
-      return runStatement(sql, guards, { readonly: false, booleans: booleanColumns(plan) })
+      return runStatement(sql, guards, { readonly: false, booleans: booleanColumns(plan), deep: true })
     },
     runSql(sql, values, guards) {
       if (values.length > 0) throw new Error('ClickHouse statements carry their values as literals (no bound parameters)')
@@ -121,6 +124,14 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
 /** A UInt8 truth value (18.16 has no boolean type) as a boolean; NULL stays NULL. */
 function toBoolean(v: unknown): unknown {
   return v === null || v === undefined ? v : v === true || v === 1 || v === '1' || v === 'true'
+}
+
+/** Limits on a plan's statement tree: compiled by Tally, never user text, so bounded by the plans' own size. */
+const PLAN_AST_LIMITS = { max_subquery_depth: '2000', max_ast_depth: '20000', max_ast_elements: '5000000', max_expanded_ast_elements: '50000000' }
+
+function firstLine(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err)
+  return m.split('\n')[0]!.replace(/\s*\(version [^)]*\)\s*$/, '').slice(0, 300)
 }
 
 /** ClickHouse's JSON value of a column type as the runners expect it (Dates for times, numbers). */

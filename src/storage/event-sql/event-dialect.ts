@@ -167,3 +167,28 @@ export interface ElementsDialect {
   /** Each element of `__els` (innermost first) as the concatenation of `parts`, joined by `,`. */
   tokens(parts: (el: ElementRef) => readonly string[]): string
 }
+
+// --- Window functions as array programs (engines without windows: ClickHouse 18.16) --------------
+// Declared here, at the end, as a second part of the interface (TypeScript merges the two).
+
+export interface EventDialect {
+  /**
+   * Present on engines without window functions. The compiler then leaves a plan's window calls to
+   * this method: it gets the plan's source (`from`, already aliased `t`, with its `where`), the
+   * source's columns, and the window calls found in the select (each named), and returns one
+   * relation (a statement) holding every source row that passes `where` with its columns under
+   * their own names plus one column per window call. The plan's select then runs over it.
+   */
+  windowRelation?(input: WindowRelationInput): string
+}
+
+export interface WindowRelationInput {
+  /** The FROM item of the plan's source, aliased `t` (a subquery, a spread or a join). */
+  from: string
+  /** The plan's WHERE condition over the source's columns, if any. */
+  where?: string
+  /** The source's columns, as quoted identifiers. */
+  columns: readonly string[]
+  /** The window calls of the select, each with the (unquoted, `__w<n>`) name its result takes. */
+  windows: ReadonlyArray<{ name: string; call: WindowCall }>
+}
