@@ -22,6 +22,9 @@ export interface ProjectSettingsInput {
   slackIncomingWebhook?: string | null
   /** null keeps events forever. */
   eventRetentionDays?: number | null
+  /** Replace the lists as a whole (checked by the routes). */
+  testAccountFilters?: unknown[]
+  pathCleaningFilters?: unknown[]
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */
