@@ -41,7 +41,7 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
     let sql: string
     switch (step.fn) {
       case 'row_number':
-        sql = `arrayEnumerate(${rows})`
+        sql = `arrayMap(i -> toInt64(i), arrayEnumerate(${rows}))`
         break
       case 'lag':
         sql = `arrayPushFront(arrayPopBack(${each(need(step), (s) => `toNullable(${s})`)}), NULL)`
@@ -57,7 +57,7 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
         sql = repeat(`arrayReduce('${step.fn === 'partition_min' ? 'min' : 'max'}', ${each(need(step), (s) => `toNullable(${s})`)})`)
         break
       case 'partition_count':
-        sql = repeat(`toUInt64(length(${rows}))`)
+        sql = repeat(`toInt64(length(${rows}))`)
         break
     }
     inner.push(`${sql} AS ${arr(step.alias)}`)
