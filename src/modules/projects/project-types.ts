@@ -38,6 +38,10 @@ export interface Project {
   testAccountFilters: unknown[]
   /** PostHog's `path_cleaning_filters`: `{alias, regex}` rules paths apply with `pathReplacements`. */
   pathCleaningFilters: unknown[]
+  /** PostHog's `anonymize_ips`: events are stored without `$ip` (GeoIP still reads it first). */
+  anonymizeIps: boolean
+  /** `geoip_enabled`: the worker adds the `$geoip_*` location of `$ip` to each event and its person. */
+  geoipEnabled: boolean
   createdAt: Date
   updatedAt: Date
   /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */
