@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
 import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
-import { refActors, refPaths, type RefEvent, type RefFilter } from '../helpers/paths-reference.ts'
+import { refActorCounts, refActors, refPaths, type RefEvent, type RefFilter } from '../helpers/paths-reference.ts'
 import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 
@@ -99,6 +99,19 @@ testOnEachEngine('the persons behind an edge, from a node, to a node and droppin
   const dropped = refActors(inRange, f, { dropoff })
   assert.ok(dropped.length > 0, 'someone drops off there')
   assert.deepEqual(await actorsOf(app, { ...f, pathDropoffKey: dropoff }), dropped, 'dropped off')
+  // As the web app's persons list asks: persons with their step counts, busiest first, then a search.
+  // A node some person reached in more than one session.
+  const busy = edges.map((e) => e.target).find((n) => [...refActorCounts(inRange, f, { end: n }).values()].some((c) => c > 1))!
+  assert.ok(busy, 'someone reaches a node twice')
+  const source = { kind: 'InsightActorsQuery', source: paths({ ...f, pathEndKey: busy }) }
+  const listed = await queryOk(app, { kind: 'ActorsQuery', source, select: ['person', 'event_count'], orderBy: ['event_count DESC', 'person ASC'], limit: 100 })
+  const counts = refActorCounts(inRange, f, { end: busy })
+  assert.deepEqual(listed.columns, ['person', 'event_count'])
+  assert.deepEqual(new Map(listed.results.map((r: any[]) => [r[0].distinct_ids[0], r[1]])), counts, 'step counts per person')
+  assert.deepEqual(listed.results.map((r: any[]) => r[1]), [...counts.values()].sort((a, b) => b - a), 'busiest first')
+  const one = [...counts.keys()][0]!
+  const searched = await queryOk(app, { kind: 'ActorsQuery', source, select: ['person'], search: one })
+  assert.deepEqual(searched.results.map((r: any[]) => r[0].distinct_ids[0]), [one], 'search by distinct id')
 })
 
 testOnEachEngine('project settings: test accounts filtered out, project cleaning rules applied with pathReplacements, the range read in the project\'s zone', async (t, engine) => {

@@ -131,12 +131,17 @@ export function refPaths(events: readonly RefEvent[], f: RefFilter): RefEdge[] {
 
 /** The persons behind an edge or a drop-off (PostHog's paths actors query), sorted. */
 export function refActors(events: readonly RefEvent[], f: RefFilter, keys: { start?: string; end?: string; dropoff?: string }): string[] {
-  const persons = new Set<string>()
+  return [...refActorCounts(events, f, keys).keys()].sort()
+}
+
+/** Each such person with the number of their path steps that match (PostHog's `event_count`). */
+export function refActorCounts(events: readonly RefEvent[], f: RefFilter, keys: { start?: string; end?: string; dropoff?: string }): Map<string, number> {
+  const persons = new Map<string, number>()
   for (const s of refSteps(events, f)) {
     const target = `${s.pos}_${s.item}`
     const source = s.pos > 1 ? `${s.pos - 1}_${s.prev}` : null
     const ok = keys.dropoff ? s.pos === s.last && target === keys.dropoff : (!keys.start || source === keys.start) && (!keys.end || target === keys.end)
-    if (ok) persons.add(s.person)
+    if (ok) persons.set(s.person, (persons.get(s.person) ?? 0) + 1)
   }
-  return [...persons].sort()
+  return persons
 }
