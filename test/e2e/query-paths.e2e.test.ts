@@ -111,7 +111,8 @@ testOnEachEngine('the persons behind an edge, from a node, to a node and droppin
   assert.deepEqual(listed.results.map((r: any[]) => r[1]), [...counts.values()].sort((a, b) => b - a), 'busiest first')
   const one = [...counts.keys()][0]!
   const searched = await queryOk(app, { kind: 'ActorsQuery', source, select: ['person'], search: one })
-  assert.deepEqual(searched.results.map((r: any[]) => r[0].distinct_ids[0]), [one], 'search by distinct id')
+  // The search is a substring of the distinct id (p3 finds p37 too), within the path's persons.
+  assert.deepEqual(searched.results.map((r: any[]) => r[0].distinct_ids[0]).sort(), [...counts.keys()].filter((d) => d.includes(one)).sort(), 'search by distinct id')
 })
 
 testOnEachEngine('project settings: test accounts filtered out, project cleaning rules applied with pathReplacements, the range read in the project\'s zone', async (t, engine) => {
