@@ -118,6 +118,8 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     { title: 'a selector step (elements parsed in SQL)', plan: fromEvents([['d', col('distinct_id')]], { where: { op: 'action', steps: [{ event: 'buy', selector: 'div > button.primary' }] } }), expect: [{ d: 'u3' }] },
   ],
   in_plan: [{ title: 'persons who bought', plan: fromEvents([['d', col('distinct_id')], ['b', { op: 'in_plan', arg: col('distinct_id'), plan: buys }]]), expect: each((r) => ({ d: r.d, b: r.d !== 'u2' })) }],
+  regex_match: [{ title: 'an RE2 search', plan: fromEvents([['m', { op: 'regex_match', arg: col('event'), pattern: '^v.e' }]]), expect: each((r) => ({ m: /^v.e/.test(r.e) })) }],
+  regex_replace: [{ title: 'every match replaced, with a group', plan: fromEvents([['u', { op: 'regex_replace', arg: { op: 'coalesce', args: [prop('url'), col('event')] }, pattern: '([a-z])\\.', replacement: '<\\1>' }]]), expect: each((r) => ({ u: String(r.p.url ?? r.e).replace(/([a-z])\./g, '<$1>') })) }],
   'source:events': [{ title: 'the project filter', plan: { source: { kind: 'events' }, select: [{ alias: 'c', expr: agg('count') }] }, expect: [{ c: ROWS.length }] }],
   'source:plan': [{ title: 'a subquery', plan: { source: { kind: 'plan', plan: perPerson }, select: [{ alias: 'd', expr: col('d') }, { alias: 'c', expr: col('c') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d, c]) => ({ d, c })) }],
   'source:spread': [{ title: 'each row three times with k', plan: { source: { kind: 'spread', plan: perPerson, times: 3 }, select: [{ alias: 'd', expr: col('d') }, { alias: 'k', expr: col('k') }], orderBy: [{ expr: col('d') }, { expr: col('k') }] }, expect: sorted(counts).flatMap(([d]) => [0, 1, 2].map((k) => ({ d, k }))) }],
@@ -125,6 +127,34 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     { title: 'inner join on a column', plan: { source: { kind: 'join', left: perPerson, right: buys, using: ['d'] }, select: [{ alias: 'd', expr: col('d') }, { alias: 'c', expr: col('c') }], orderBy: [{ expr: col('d') }] }, expect: ROWS.filter((r) => r.e === 'buy').map((r) => ({ d: r.d, c: counts[r.d] })) },
     { title: 'left join keeps rows without a match', plan: { source: { kind: 'join', left: perPerson, right: { ...buys, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'x', expr: lit(1) }] }, using: ['d'], keepLeft: true }, select: [{ alias: 'd', expr: col('d') }, { alias: 'x', expr: col('x') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d, x: d === 'u2' ? null : 1 })) },
   ],
+  'source:sequence': [{
+    title: 'per person in time order: position, lag, lead, running sum, partition min/max/count, a step reading a step',
+    plan: {
+      source: {
+        kind: 'sequence',
+        plan: { source: { kind: 'events' }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms', arg: ts } }] },
+        partitionBy: ['d'],
+        orderBy: ['t'],
+        steps: [
+          { alias: 'r', fn: 'row_number' },
+          { alias: 'prev', fn: 'lag', arg: col('e') },
+          { alias: 'next', fn: 'lead', arg: col('t') },
+          { alias: 'views', fn: 'running_sum', arg: { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('e'), right: lit('view') }, lit(1)]], else: lit(0) } },
+          { alias: 'first_buy', fn: 'partition_min', arg: { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('e'), right: lit('buy') }, col('r')]], else: lit(null) } },
+          { alias: 'last_t', fn: 'partition_max', arg: col('t') },
+          { alias: 'n', fn: 'partition_count' },
+        ],
+      },
+      select: ['d', 'r', 'prev', 'next', 'views', 'first_buy', 'last_t', 'n'].map((a) => ({ alias: a, expr: col(a) })),
+      orderBy: [{ expr: col('d') }, { expr: col('r') }],
+    },
+    expect: [...ROWS].sort((a, b) => a.d.localeCompare(b.d) || ms(a) - ms(b)).map((r) => {
+      const mine = ROWS.filter((x) => x.d === r.d).sort((a, b) => ms(a) - ms(b))
+      const k = mine.indexOf(r)
+      const buy = mine.findIndex((x) => x.e === 'buy')
+      return { d: r.d, r: k + 1, prev: mine[k - 1]?.e ?? null, next: mine[k + 1] ? ms(mine[k + 1]!) : null, views: mine.slice(0, k + 1).filter((x) => x.e === 'view').length, first_buy: buy < 0 ? null : buy + 1, last_t: ms(mine[mine.length - 1]!), n: mine.length }
+    }),
+  }],
   shared_plan: [{ title: 'one plan read on both sides of a join', plan: { source: { kind: 'join', left: perPerson, right: perPerson, using: ['d', 'c'] }, select: [{ alias: 'd', expr: col('d') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d })) }],
   group_order_limit: [{
     title: 'group by a selected expression, having, order by it descending, limit and offset',
