@@ -38,6 +38,15 @@ const byTime = [{ expr: ts }]
 const fromEvents = (select: Array<[string, Expr]>, extra: Partial<Plan> = {}): Plan => ({
   source: { kind: 'events' }, select: select.map(([alias, expr]) => ({ alias, expr })), orderBy: byTime, ...extra,
 })
+/**
+ * Window calls over the events as the domain's plans write them: over a plan of the events' columns
+ * (engines without window functions compute them on that relation; see EventDialect.windowRelation).
+ */
+const overEvents = (select: Array<[string, Expr]>): Plan => ({
+  source: { kind: 'plan', plan: fromEvents([['distinct_id', col('distinct_id')], ['event', col('event')], ['timestamp', ts]], { orderBy: undefined }) },
+  select: select.map(([alias, expr]) => ({ alias, expr })),
+  orderBy: byTime,
+})
 const each = <T>(f: (r: Row, i: number) => T): T[] => ROWS.map(f)
 const prop = (key: string): Expr => ({ op: 'property', source: 'event', key })
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : null)
@@ -107,9 +116,9 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
   lookup: [{ title: 'constant table by exact text', plan: fromEvents([['t', { op: 'lookup', arg: prop('plan'), table: [['Paying', ['pro', "it's"]], ['Free', ['free']], ['None', []]] }]]), expect: each((r) => ({ t: r.p.plan === 'pro' ? 'Paying' : r.p.plan === 'free' ? 'Free' : null })) }],
   to_text: [{ title: 'numbers as text', plan: fromEvents([['t', { op: 'to_text', arg: lit(42) }]], { limit: 1 }), expect: [{ t: '42' }] }],
   window: [
-    { title: 'lag, lead, row_number, dense_rank per person', plan: fromEvents([['d', col('distinct_id')], ['prev', { op: 'window', fn: 'lag', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['next', { op: 'window', fn: 'lead', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['r', { op: 'window', fn: 'row_number', partitionBy: [col('distinct_id')], orderBy: byTime }], ['dr', { op: 'window', fn: 'dense_rank', partitionBy: [], orderBy: [{ expr: col('distinct_id') }] }]]),
+    { title: 'lag, lead, row_number, dense_rank per person', plan: overEvents([['d', col('distinct_id')], ['prev', { op: 'window', fn: 'lag', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['next', { op: 'window', fn: 'lead', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['r', { op: 'window', fn: 'row_number', partitionBy: [col('distinct_id')], orderBy: byTime }], ['dr', { op: 'window', fn: 'dense_rank', partitionBy: [], orderBy: [{ expr: col('distinct_id') }] }]]),
       expect: each((r, i) => { const mine = ROWS.filter((x) => x.d === r.d); const k = mine.indexOf(r); return { d: r.d, prev: mine[k - 1]?.e ?? null, next: mine[k + 1]?.e ?? null, r: k + 1, dr: Number(r.d.slice(1)) } }) },
-    { title: 'running count (rows frame) and a range frame excluding the current row', plan: fromEvents([['run', { op: 'window', fn: 'count', partitionBy: [], orderBy: byTime, frame: { unit: 'rows', start: 'unbounded', end: 0 } }], ['near', { op: 'window', fn: 'count', partitionBy: [], orderBy: [{ expr: { op: 'epoch_ms', arg: ts } }], frame: { unit: 'range', start: -86_400_000, end: 0, excludeCurrent: true } }]]),
+    { title: 'running count (rows frame) and a range frame excluding the current row', plan: overEvents([['run', { op: 'window', fn: 'count', partitionBy: [], orderBy: byTime, frame: { unit: 'rows', start: 'unbounded', end: 0 } }], ['near', { op: 'window', fn: 'count', partitionBy: [], orderBy: [{ expr: { op: 'epoch_ms', arg: ts } }], frame: { unit: 'range', start: -86_400_000, end: 0, excludeCurrent: true } }]]),
       expect: each((r, i) => ({ run: i + 1, near: ROWS.filter((x, j) => j !== i && ms(x) <= ms(r) && ms(x) >= ms(r) - 86_400_000).length })) },
   ],
   property_filter: [{ title: 'a filter on the event', plan: fromEvents([['d', col('distinct_id')]], { where: { op: 'property_filter', filter: { key: 'plan', operator: 'exact', value: 'PRO', type: 'event' } } }), expect: ROWS.filter((r) => String(r.p.plan ?? '').toLowerCase() === 'pro').map((r) => ({ d: r.d })) }],
