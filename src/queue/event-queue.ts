@@ -2,6 +2,12 @@
 export interface BatchDelivery {
   /** 1 on the first delivery; n when the batch at this position failed n - 1 times in a row. */
   attempt: number
+  /**
+   * Some message of the batch was delivered before (to this process or another, which may have
+   * stored its events and died before acknowledging): the event store must confirm every event of
+   * the batch against what is stored, not only those its own recent window holds.
+   */
+  redelivered?: boolean
 }
 
 /**
