@@ -9,6 +9,7 @@ import { runMigrations } from '../storage/sql/run-migrations.ts'
 import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
 import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
 import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-store.ts'
+import { createDuckDbEventExportReads } from '../storage/duckdb/duckdb-event-export-reads.ts'
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
@@ -80,6 +81,7 @@ export async function createAdapters(
       events: noEvents,
       queue,
       eventReads: notOpened('event read store'),
+      eventExports: notOpened('event export reads'),
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
       personOverrides: notOpened('person overrides'),
@@ -139,6 +141,8 @@ export async function createAdapters(
   })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.connect({ reads: true }))
+  // An export streams on a connection of its own, closed when it ends.
+  const eventExports = createDuckDbEventExportReads({ connect: () => duck.connect({ reads: true }), disconnect: (c) => duck.disconnect(c) })
   const deadLetters = createDuckDbDeadLetterStore(await duck.connect())
   const actionEvents = createDuckDbActionQueries(await duck.connect({ reads: true }))
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
@@ -154,6 +158,7 @@ export async function createAdapters(
     events,
     queue,
     eventReads,
+    eventExports,
     deadLetters,
     actionEvents,
     personOverrides,

@@ -114,6 +114,9 @@ export function createMetrics(
       this.set(services.personData.stats().entries)
     },
   })
+  gaugeOf('tally_event_exports_running', 'Event exports streaming now', () => services.eventExports.stats().running)
+  counterOf('tally_event_export_rows_total', 'Events written by event exports since start', () => services.eventExports.stats().rows)
+  counterOf('tally_event_exports_cancelled_total', 'Event exports stopped before their end (the client went away, or a failure)', () => services.eventExports.stats().cancelled)
   if (background.retention) {
     const stats = background.retention
     gaugeOf('tally_retention_last_run_timestamp_seconds', 'When the retention job last deleted past projects\' event_retention_days (0: not yet)', () => (stats().lastRunAt?.getTime() ?? 0) / 1000)

@@ -30,6 +30,8 @@ import type { ChangeBus } from '../shared/change-bus.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
 import { createNotificationServices } from './create-notification-services.ts'
+import { createEventExportService } from '../modules/events/event-export-service.ts'
+import type { EventExportReads } from '../modules/events/event-export-reads.ts'
 
 export interface Stores {
   meta: SqlClient
@@ -37,6 +39,8 @@ export interface Stores {
   /** Accepted-but-unprocessed events (capture publishes, the ingestion worker consumes). */
   queue: EventQueue
   eventReads: EventReadStore
+  /** Every matching event, streamed oldest first (exports). */
+  eventExports: EventExportReads
   deadLetters: DeadLetterStore
   /** Action matching inside the event store. */
   actionEvents: ActionEventReads
@@ -73,7 +77,8 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   const insightResults = createInsightResults(insightStore, queries)
   const definitions = createDefinitionService(createSqlDefinitionStore(stores.meta))
   const notifications = createNotificationServices(stores.meta, config)
-  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, notifications, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  const eventExports = createEventExportService(stores.eventExports)
+  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, notifications, capture, eventReads: stores.eventReads, eventExports, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>
