@@ -104,7 +104,7 @@ export async function createAdapters(
         dedupWindow: config.storage.dedupWindowEvents,
         queryConcurrency: config.query?.concurrency ?? 4,
       })
-      const queue = await openQueue(config, parts.logger).catch(async (err: unknown) => {
+      const queue = await openQueueUnless(parts.queue === false, config, parts.logger).catch(async (err: unknown) => {
         await ch.close()
         throw err
       })
@@ -150,7 +150,7 @@ export async function createAdapters(
   // Queries get a pool of their own connections, one per query allowed at once.
   const eventRetention = createDuckDbEventRetention(await duck.connect())
   const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4, memoryLimit: config.storage.duckdbMemoryLimit })
-  const queue = await openQueue(config, parts.logger)
+  const queue = await openQueueUnless(parts.queue === false, config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
   const pingConnection = await duck.connect({ monitoring: true })
   return {
@@ -211,6 +211,13 @@ function openQueue(config: Pick<Config, 'storage'>, logger: Logger | undefined):
     maxBacklogBytes: storage.queueMaxBacklogBytes,
     logger: queueLogger,
   })
+}
+
+/** The event queue, or (a command that reads events only) a stand-in whose close does nothing. */
+async function openQueueUnless(skip: boolean, config: Pick<Config, 'storage'>, logger: Logger | undefined): Promise<EventQueue> {
+  if (!skip) return openQueue(config, logger)
+  const none = notOpened<EventQueue>('event queue')
+  return new Proxy(none, { get: (t, prop) => (prop === 'close' ? async () => {} : Reflect.get(t, prop)) })
 }
 
 /** A stand-in for a store a command did not open: any use is a bug and says so. */

@@ -4,53 +4,13 @@ import type { AddressInfo } from 'node:net'
 import type { EventStore, StoredEvent } from '../../src/ingestion/event-store.ts'
 import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { readAllEvents, waitForEvents, type EventJson } from '../helpers/capture-helpers.ts'
-import { readBackExport, type ReadBackRow } from '../helpers/export-readback.ts'
+import { readAllEvents } from '../helpers/capture-helpers.ts'
+import { captureVariedEvents, expected, readBackExport } from '../helpers/export-readback.ts'
 import { strangerWithProject } from '../helpers/private-api.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { clickHouseStatement } from '../helpers/clickhouse.ts'
 
 const FORMATS = ['parquet', 'csv', 'ndjson'] as const
-
-/** Events whose texts need quoting in CSV and escaping in JSON, nested properties, elements, days apart. */
-async function captureVariedEvents(app: TestApp): Promise<void> {
-  const batch = Array.from({ length: 30 }, (_, i) => ({
-    uuid: crypto.randomUUID(),
-    event: ['$pageview', 'signed up', 'clicked, "big" button', 'multi\nline'][i % 4],
-    distinct_id: i % 3 === 0 ? `user-${i % 5}` : `visitor "${i % 5}", é ✓`,
-    timestamp: new Date(Date.UTC(2024, 4, 1 + (i % 6), 10, i, 7, i * 7)).toISOString(),
-    properties: {
-      plan: i % 2 ? 'pro' : 'free',
-      n: i,
-      big: 12345678901234,
-      nested: { list: [1, 'two', { three: null }], quote: 'a "b", c' },
-      ...(i % 4 === 1 ? { $elements: [{ tag_name: 'button', attr__class: 'buy now', $el_text: 'Buy, "now"', nth_child: 1, nth_of_type: 1 }] } : {}),
-    },
-  }))
-  const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
-  assert.equal(res.statusCode, 200, res.body)
-  await waitForEvents(app, batch.length)
-}
-
-/** Microseconds of the events API's `2024-05-01T12:00:00.123456+00:00`. */
-function micros(ts: string): bigint {
-  return BigInt(Date.parse(`${ts.slice(0, 23)}Z`)) * 1000n + BigInt(ts.slice(23, 26))
-}
-
-/** The events API's view of an event, in the read-back shape (oldest first, as the export orders). */
-function expected(events: EventJson[]): ReadBackRow[] {
-  return events
-    .map((e) => ({
-      uuid: e.id,
-      event: e.event,
-      distinct_id: e.distinct_id,
-      ts: micros(e.timestamp),
-      person_id: (e.person as { uuid?: string } | null)?.uuid ?? null,
-      properties: e.properties,
-      elements_chain: e.elements_chain,
-    }))
-    .sort((a, b) => (a.ts === b.ts ? (a.uuid < b.uuid ? -1 : 1) : a.ts < b.ts ? -1 : 1))
-}
 
 async function exportBytes(app: TestApp, query: string, headers = app.auth) {
   return app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/export?${query}`, headers })

@@ -3,7 +3,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { DuckDBInstance } from '@duckdb/node-api'
+import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
+import type { TestApp } from './test-app.ts'
+import { waitForEvents, type EventJson } from './capture-helpers.ts'
 
 /** An exported event read back by DuckDB, in the shape the comparison needs. */
 export interface ReadBackRow {
@@ -46,3 +49,44 @@ export async function readBackExport(t: TestContext, bytes: Buffer, format: 'par
     elements_chain: String(r.elements_chain),
   }))
 }
+
+/** Events whose texts need quoting in CSV and escaping in JSON, nested properties, elements, days apart. */
+export async function captureVariedEvents(app: TestApp, extra: Record<string, unknown>[] = []): Promise<void> {
+  const batch = [...extra, ...Array.from({ length: 30 }, (_, i) => ({
+    uuid: crypto.randomUUID(),
+    event: ['$pageview', 'signed up', 'clicked, "big" button', 'multi\nline'][i % 4],
+    distinct_id: i % 3 === 0 ? `user-${i % 5}` : `visitor "${i % 5}", é ✓`,
+    timestamp: new Date(Date.UTC(2024, 4, 1 + (i % 6), 10, i, 7, i * 7)).toISOString(),
+    properties: {
+      plan: i % 2 ? 'pro' : 'free',
+      n: i,
+      big: 12345678901234,
+      nested: { list: [1, 'two', { three: null }], quote: 'a "b", c' },
+      ...(i % 4 === 1 ? { $elements: [{ tag_name: 'button', attr__class: 'buy now', $el_text: 'Buy, "now"', nth_child: 1, nth_of_type: 1 }] } : {}),
+    },
+  }))]
+  const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
+  assert.equal(res.statusCode, 200, res.body)
+  await waitForEvents(app, batch.length)
+}
+
+/** Microseconds of the events API's `2024-05-01T12:00:00.123456+00:00`. */
+export function micros(ts: string): bigint {
+  return BigInt(Date.parse(`${ts.slice(0, 23)}Z`)) * 1000n + BigInt(ts.slice(23, 26))
+}
+
+/** The events API's view of an event, in the read-back shape (oldest first, as the export orders). */
+export function expected(events: EventJson[]): ReadBackRow[] {
+  return events
+    .map((e) => ({
+      uuid: e.id,
+      event: e.event,
+      distinct_id: e.distinct_id,
+      ts: micros(e.timestamp),
+      person_id: (e.person as { uuid?: string } | null)?.uuid ?? null,
+      properties: e.properties,
+      elements_chain: e.elements_chain,
+    }))
+    .sort((a, b) => (a.ts === b.ts ? (a.uuid < b.uuid ? -1 : 1) : a.ts < b.ts ? -1 : 1))
+}
+
