@@ -122,6 +122,7 @@ export function createMetrics(
     gaugeOf('tally_retention_last_run_timestamp_seconds', 'When the retention job last deleted past projects\' event_retention_days (0: not yet)', () => (stats().lastRunAt?.getTime() ?? 0) / 1000)
     gaugeOf('tally_retention_last_deleted_events', 'Events the retention job\'s last pass deleted', () => stats().lastDeletedEvents)
     counterOf('tally_retention_deleted_events_total', 'Events deleted by the retention job since start', () => stats().deletedEvents)
+    counterOf('tally_retention_deleted_person_overrides_total', 'Person overrides the retention job removed since start: no stored event of their old person was left', () => stats().deletedPersonOverrides)
     counterOf('tally_retention_deleted_dead_letters_total', 'Dead letters deleted by the retention job since start', () => stats().deletedDeadLetters)
   }
   const outboxMessages = new Counter({
