@@ -1,23 +1,24 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { stringLiteral } from '../../src/storage/clickhouse/clickhouse-literals.ts'
 import { MIGRATIONS } from '../../src/app/create-adapters.ts'
-import { createClickHouseEventReadStore } from '../../src/storage/clickhouse/clickhouse-event-read-store.ts'
-import { createClickHouseEventStore } from '../../src/storage/clickhouse/clickhouse-event-store.ts'
-import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
-import { freshClickHouseUrl, skipWithoutClickHouse, clickHouseStatement } from '../helpers/clickhouse.ts'
-import { eventStoreContract } from './event-store.contract.ts'
-import { deadLetterFromRow, deadLetterStoreContract } from './dead-letter-store.contract.ts'
 import type { DeadLetter } from '../../src/ingestion/dead-letter-store.ts'
 import { createClickHouseDeadLetterStore } from '../../src/storage/clickhouse/clickhouse-dead-letter-store.ts'
+import { createClickHouseEventReadStore } from '../../src/storage/clickhouse/clickhouse-event-read-store.ts'
+import { createClickHouseEventStore } from '../../src/storage/clickhouse/clickhouse-event-store.ts'
+import { stringLiteral } from '../../src/storage/clickhouse/clickhouse-literals.ts'
+import { createClickHouseQueryEngine } from '../../src/storage/clickhouse/clickhouse-query-engine.ts'
+import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
+import { deadLetterFromRow } from '../contracts/dead-letter-store.contract.ts'
+import { clickHouseStatement, freshClickHouseUrl, skipWithoutClickHouse } from '../helpers/clickhouse.ts'
+import { eventSqlConformance } from './event-sql.conformance.ts'
 
-// The same event-side contracts as event-stores.duckdb.test.ts, on ClickHouse: one server for the
-// file (test/helpers/clickhouse.ts), a fresh database per test, opened through the app's migrations.
+// The event-SQL conformance suite and the event-side store contracts on ClickHouse (CI: Debian's
+// 18.16): one server for the file (test/helpers/clickhouse.ts), a fresh database per test, opened
+// through the app's migrations. 18.16 has no window functions: their cases must be refused with a 400.
 process.env.TZ = 'Asia/Kathmandu'
 
 async function openDatabase() {
-  const url = await freshClickHouseUrl()
-  const ch = await openClickHouse(url, MIGRATIONS.clickhouse)
+  const ch = await openClickHouse(await freshClickHouseUrl(), MIGRATIONS.clickhouse)
   return {
     ch,
     async close() {
@@ -29,26 +30,34 @@ async function openDatabase() {
 
 const skip = skipWithoutClickHouse()
 if (skip) {
-  test('clickhouse event-side store contracts', { skip }, () => {})
+  test('clickhouse event-SQL conformance and event-side store contracts', { skip }, () => {})
 } else {
-  eventStoreContract('clickhouse', async () => {
+  eventSqlConformance('clickhouse', async () => {
     const { ch, close } = await openDatabase()
     const events = await createClickHouseEventStore(ch)
+    const query = createClickHouseQueryEngine(ch, { concurrency: 2 })
     // The store's close waits for its last batch; the database is dropped after it.
-    const closeAll = () => events.close().then(close)
-    return { port: { events, reads: createClickHouseEventReadStore(ch) }, close: closeAll }
-  })
-
-  deadLetterStoreContract('clickhouse', async () => {
-    const { ch, close } = await openDatabase()
-    const letters = createClickHouseDeadLetterStore(ch)
-    async function readAll(): Promise<DeadLetter[]> {
-      const rows = await ch.query<Record<string, string | number | null>>(
-        'SELECT failed_at_ms AS failed_ms, uuid, project_id, step, reason, error, payload FROM events_dead_letter',
-      )
-      return rows.map(deadLetterFromRow)
-    }
-    return { port: { letters, readAll }, close }
+    return { events, query, close: () => events.close().then(close) }
+  }, {
+    refuses: ['window'],
+    contracts: {
+      async events() {
+        const { ch, close } = await openDatabase()
+        const events = await createClickHouseEventStore(ch)
+        return { port: { events, reads: createClickHouseEventReadStore(ch) }, close: () => events.close().then(close) }
+      },
+      async deadLetters() {
+        const { ch, close } = await openDatabase()
+        const letters = createClickHouseDeadLetterStore(ch)
+        async function readAll(): Promise<DeadLetter[]> {
+          const rows = await ch.query<Record<string, string | number | null>>(
+            'SELECT failed_at_ms AS failed_ms, uuid, project_id, step, reason, error, payload FROM events_dead_letter',
+          )
+          return rows.map(deadLetterFromRow)
+        }
+        return { port: { letters, readAll }, close }
+      },
+    },
   })
 
   test('clickhouse literals: every string round-trips through a rendered literal, and an injection attempt is only text', async (t) => {
