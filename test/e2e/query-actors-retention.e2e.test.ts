@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, test, type TestContext } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
+import { test } from 'node:test'
+import { type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
+import { postQuery, queryOk, seededRandom, type TestEvent, seededApps } from '../helpers/query-data.ts'
 
 // ActorsQuery over a RetentionQuery (the persons of one cohort row, PostHog's retention modal) and
 // groups' created_at. The expected actors and their appearances are computed here in plain JS over
@@ -125,16 +126,10 @@ function assertMatchesGrid(grid: Record<string, any>, row: number, actors: Map<s
 }
 
 let app: TestApp
-const cleanups: Array<() => Promise<void>> = []
-before(async () => {
-  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { env: { TALLY_LOG_LEVEL: 'silent' } })
-  await captureEvents(app, events)
-})
-after(async () => {
-  for (const fn of cleanups) await fn()
-})
+const seeded = seededApps(events)
 
-test('retention actors of a cohort row: the persons the row counts, with the days they came back, as PostHog\'s table asks', async () => {
+testOnEachEngine('retention actors of a cohort row: the persons the row counts, with the days they came back, as PostHog\'s table asks', async (_t, engine) => {
+  app = seeded.app(engine)
   const source = retention({})
   const grid = await queryOk(app, source)
   for (const row of [0, 2, 5, 7]) {
@@ -154,7 +149,8 @@ test('retention actors of a cohort row: the persons the row counts, with the day
   if (merged) assert.equal(merged[0].distinct_ids.filter((d: string) => d.startsWith('user-')).length, 1)
 })
 
-test('retention actors: the newer table\'s day_0..day_4 columns flag the same appearances', async () => {
+testOnEachEngine('retention actors: the newer table\'s day_0..day_4 columns flag the same appearances', async (_t, engine) => {
+  app = seeded.app(engine)
   const source = retention({})
   const res = await queryOk(app, rowActors(source, 1, { select: ['person', 'day_0', 'day_1', 'day_2', 'day_3', 'day_4'] }))
   const expected = expectedCalendar(1, {})
@@ -166,7 +162,8 @@ test('retention actors: the newer table\'s day_0..day_4 columns flag the same ap
   assert.deepEqual(res.types.slice(1), Array(L).fill('UInt8'))
 })
 
-test('retention actors with first time, minimumOccurrences and 24-hour windows follow the grid\'s rules', async () => {
+testOnEachEngine('retention actors with first time, minimumOccurrences and 24-hour windows follow the grid\'s rules', async (_t, engine) => {
+  app = seeded.app(engine)
   const cases: Array<[string, Record<string, unknown>, (row: number) => Map<string, number[]>]> = [
     ['first time signup', { retentionType: 'retention_first_time', targetEntity: ev('signup') }, (row) => expectedCalendar(row, { mode: 'first_time', target: 'signup' })],
     ['minimumOccurrences 2', { minimumOccurrences: 2 }, (row) => expectedCalendar(row, { minimumOccurrences: 2 })],
@@ -187,7 +184,8 @@ test('retention actors with first time, minimumOccurrences and 24-hour windows f
   }
 })
 
-test('retention actors of groups, ordered by the groups\' created_at', async () => {
+testOnEachEngine('retention actors of groups, ordered by the groups\' created_at', async (_t, engine) => {
+  app = seeded.app(engine)
   const source = retention({}, { aggregation_group_type_index: 0 })
   const grid = await queryOk(app, source)
   const res = await queryOk(app, rowActors(source, 2))
@@ -208,7 +206,8 @@ test('retention actors of groups, ordered by the groups\' created_at', async () 
   assert.equal(newestFirst.hasMore, expected.size > 2)
 })
 
-test('retention actors refusals name the field', async () => {
+testOnEachEngine('retention actors refusals name the field', async (_t, engine) => {
+  app = seeded.app(engine)
   const source = retention({})
   const cases: Array<[unknown, string]> = [
     [{ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source } }, 'query.source.interval'],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
 import { funnelQuery, captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
 import { refFunnel, type Ev } from '../helpers/funnel-reference.ts'
 
@@ -44,8 +45,8 @@ function byPerson(): Map<string, Ev[]> {
   return out
 }
 
-async function seeded(t: Parameters<typeof buildTestApp>[0]): Promise<TestApp> {
-  const app = await buildTestApp(t)
+async function seeded(t: Parameters<typeof buildTestApp>[0], engine: Engine): Promise<TestApp> {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, events)
   return app
 }
@@ -55,8 +56,8 @@ const actors = (source: Record<string, unknown>, extra: Record<string, unknown> 
 const userIds = (res: Record<string, any>) => res.results.map((row: any[]) => row[0].distinct_ids.find((d: string) => d.startsWith('user-'))).sort()
 const sorted = (xs: Iterable<string>) => [...xs].sort()
 
-test('funnel actors: who reached a step and who dropped off before it are the reference matcher\'s persons', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel actors: who reached a step and who dropped off before it are the reference matcher\'s persons', async (t, engine) => {
+  const app = await seeded(t, engine)
   const ref = new Map([...byPerson()].flatMap(([p, evs]) => {
     const r = refFunnel(evs, { steps: STEPS, windowMs: 2 * DAY, order: 'ordered' })
     return r ? [[p, r.level] as const] : []
@@ -78,8 +79,8 @@ test('funnel actors: who reached a step and who dropped off before it are the re
   assert.equal(steps[1].converted_people_url, null)
 })
 
-test('funnel actors of one breakdown value: the persons whose first step event carried it', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel actors of one breakdown value: the persons whose first step event carried it', async (t, engine) => {
+  const app = await seeded(t, engine)
   const evs = byPerson()
   const source = funnel({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } })
   for (const browser of BROWSERS) {
@@ -92,8 +93,8 @@ test('funnel actors of one breakdown value: the persons whose first step event c
   }
 })
 
-test('funnel trends actors: converted and dropped-off entrants of one day add up to the chart\'s counts', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel trends actors: converted and dropped-off entrants of one day add up to the chart\'s counts', async (t, engine) => {
+  const app = await seeded(t, engine)
   const source = funnel({ interval: 'day' }, { funnelVizType: 'trends' })
   const [series] = (await queryOk(app, source)).results
   const i = series.reached_from_step_count.findIndex((n: number) => n > 0 && n > series.reached_to_step_count[series.reached_from_step_count.indexOf(n)])
@@ -114,8 +115,8 @@ test('funnel trends actors: converted and dropped-off entrants of one day add up
   assert.equal(dropped.results.length, series.reached_from_step_count[i] - series.reached_to_step_count[i])
 })
 
-test('a person merged by $identify appears once, with both distinct ids and the events of both', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('a person merged by $identify appears once, with both distinct ids and the events of both', async (t, engine) => {
+  const app = await seeded(t, engine)
   const res = await queryOk(app, actors({ kind: 'InsightActorsQuery', source: trends({ event: null, math: 'dau' }, { trendsFilter: { display: 'ActionsTable' } }) }, { select: ['actor', 'event_count', 'event_distinct_ids'] }))
   // A person with events under both ids.
   const p = [0, 1, 2, 3, 4, 5].find((i) => events.some((e) => e.distinct_id === `anon-${i}`))!
@@ -129,8 +130,8 @@ test('a person merged by $identify appears once, with both distinct ids and the 
   assert.equal(new Set(res.results.map((row: any[]) => row[0].id)).size, res.results.length, 'each person once')
 })
 
-test('trends actors: the persons with the series\' events on the day, by breakdown value, and over the weekly window', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('trends actors: the persons with the series\' events on the day, by breakdown value, and over the weekly window', async (t, engine) => {
+  const app = await seeded(t, engine)
   const day = '2024-03-05'
   const from = Date.parse(`${day}T00:00:00Z`)
   const inWindow = (e: TestEvent, start: number, browser?: string) => e.event === 'view' && Date.parse(e.timestamp) >= start && Date.parse(e.timestamp) < from + DAY && (!browser || e.properties?.$browser === browser)
@@ -153,8 +154,8 @@ test('trends actors: the persons with the series\' events on the day, by breakdo
   assert.deepEqual(userIds(weekly), sorted(expect(from - 6 * DAY).keys()))
 })
 
-test('stickiness actors: the persons active on exactly `day` days of the range', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('stickiness actors: the persons active on exactly `day` days of the range', async (t, engine) => {
+  const app = await seeded(t, engine)
   const days = new Map<string, Set<string>>()
   for (const e of events) if (e.event === 'view') days.set(personOf(e.distinct_id), (days.get(personOf(e.distinct_id)) ?? new Set()).add(e.timestamp.slice(0, 10)))
   const source = { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: 'view' }], dateRange, interval: 'day' }
@@ -164,8 +165,8 @@ test('stickiness actors: the persons active on exactly `day` days of the range',
   assert.deepEqual(userIds(res), expected)
 })
 
-test('lifecycle actors: the persons new, returning, resurrecting or dormant on the day', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('lifecycle actors: the persons new, returning, resurrecting or dormant on the day', async (t, engine) => {
+  const app = await seeded(t, engine)
   const dayOf = (e: TestEvent) => Math.floor((Date.parse(e.timestamp) - BASE) / DAY)
   const active = new Map<string, Set<number>>()
   const first = new Map<string, number>()
@@ -192,8 +193,8 @@ test('lifecycle actors: the persons new, returning, resurrecting or dormant on t
   }
 })
 
-test('pages: limit, offset and hasMore walk the whole list once, in event count order', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('pages: limit, offset and hasMore walk the whole list once, in event count order', async (t, engine) => {
+  const app = await seeded(t, engine)
   const source = { kind: 'InsightActorsQuery', source: trends({ event: null }, { trendsFilter: { display: 'BoldNumber' } }) }
   const all = await queryOk(app, actors(source, { select: ['actor', 'event_count'], orderBy: ['event_count DESC, actor_id DESC'] }))
   assert.equal(all.results.length, 40)
@@ -220,8 +221,8 @@ test('pages: limit, offset and hasMore walk the whole list once, in event count 
   assert.equal(byCreated.hasMore, true)
 })
 
-test('refusals name the field: unsupported sources, a missing step or day, unknown columns', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('refusals name the field: unsupported sources, a missing step or day, unknown columns', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const cases: Array<[unknown, string]> = [
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'PathsQuery', pathsFilter: {} } }), 'query.source.source.kind'],
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'view' }] }, status: 'gone' }), 'query.source.status'],

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, test, type TestContext } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { after, before, test } from 'node:test'
+import { type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
 import { privateApi } from '../helpers/private-api.ts'
-import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
+import { postQuery, queryOk, seededRandom, type TestEvent, seededApps } from '../helpers/query-data.ts'
 
 // Persons with pageviews and purchases over the last 80 days, relative to the real clock (behavioural
 // windows end at the query's now). Every event sits 0.1-0.9 of a day past a whole day of age, so no
@@ -84,17 +85,18 @@ const pageviewsOf = (qualifies: (h: History) => boolean) => histories.filter(qua
 
 let app: TestApp
 let bigPurchaseAction: number
-const cleanups: Array<() => Promise<void>> = []
-before(async () => {
-  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext)
-  await captureEvents(app, events)
-  const action = await privateApi(app).post('/actions/', { name: 'Big purchase', steps: [{ event: 'purchase', properties: [{ key: 'amount', value: 50, operator: 'gt', type: 'event' }] }] })
-  assert.equal(action.statusCode, 201, action.body)
-  bigPurchaseAction = action.json().id
-})
-after(async () => {
-  for (const fn of cleanups) await fn()
-})
+const seeded = seededApps(events)
+const actionIds = new Map<Engine, number>()
+/** The app of the engine, with the "Big purchase" action created there once. */
+async function useEngine(engine: Engine): Promise<void> {
+  app = seeded.app(engine)
+  if (!actionIds.has(engine)) {
+    const action = await privateApi(app).post('/actions/', { name: 'Big purchase', steps: [{ event: 'purchase', properties: [{ key: 'amount', value: 50, operator: 'gt', type: 'event' }] }] })
+    assert.equal(action.statusCode, 201, action.body)
+    actionIds.set(engine, action.json().id)
+  }
+  bigPurchaseAction = actionIds.get(engine)!
+}
 
 const behavioral = (value: string, fields: Record<string, unknown>) => ({ type: 'behavioral', value, key: 'purchase', event_type: 'events', ...fields })
 
@@ -116,22 +118,26 @@ async function assertCounts(values: unknown[], qualifies: (h: History) => boolea
   assert.equal(res.json().results[0].count, expected)
 }
 
-test('without a cohort filter the query counts every pageview (the data set is stored)', async () => {
+testOnEachEngine('without a cohort filter the query counts every pageview (the data set is stored)', async (_t, engine) => {
+  await useEngine(engine)
   const body = await queryOk(app, { kind: 'TrendsQuery', dateRange: { date_from: '-90d' }, interval: 'week', series: [{ kind: 'EventsNode', event: '$pageview' }] })
   assert.equal(body.results[0].count, pageviewsOf(() => true))
 })
 
-test('performed_event counts the persons with the event in the last 14 days, merged persons as one', async () => {
+testOnEachEngine('performed_event counts the persons with the event in the last 14 days, merged persons as one', async (_t, engine) => {
+  await useEngine(engine)
   await assertCounts([behavioral('performed_event', { time_value: 14, time_interval: 'day' })], (h) => within(purchaseAges(h), 14) > 0)
 })
 
-test('performed_event of an action, and of an event narrowed by event_filters, in the last 4 weeks', async () => {
+testOnEachEngine('performed_event of an action, and of an event narrowed by event_filters, in the last 4 weeks', async (_t, engine) => {
+  await useEngine(engine)
   const big = (h: History) => within(purchaseAges(h, (p) => p.amount > 50), 28) > 0
   await assertCounts([behavioral('performed_event', { event_type: 'actions', key: bigPurchaseAction, time_value: 4, time_interval: 'week' })], big)
   await assertCounts([behavioral('performed_event', { time_value: 4, time_interval: 'week', event_filters: [{ key: 'amount', value: 50, operator: 'gt', type: 'event' }] })], big)
 })
 
-test('performed_event_multiple compares the count in the window with operator and operator_value', async () => {
+testOnEachEngine('performed_event_multiple compares the count in the window with operator and operator_value', async (_t, engine) => {
+  await useEngine(engine)
   await assertCounts([behavioral('performed_event_multiple', { operator: 'gte', operator_value: 3, time_value: 30, time_interval: 'day' })], (h) => within(purchaseAges(h), 30) >= 3)
   // Persons without the event are not counted by "at most" (PostHog groups the events of the window).
   await assertCounts([behavioral('performed_event_multiple', { operator: 'lte', operator_value: 2, time_value: 30, time_interval: 'day' })], (h) => {
@@ -141,38 +147,45 @@ test('performed_event_multiple compares the count in the window with operator an
   await assertCounts([behavioral('performed_event_multiple', { operator: 'exact', operator_value: 2, time_value: 30, time_interval: 'day' })], (h) => within(purchaseAges(h), 30) === 2)
 })
 
-test('performed_event_first_time keeps the persons whose first event falls in the window', async () => {
+testOnEachEngine('performed_event_first_time keeps the persons whose first event falls in the window', async (_t, engine) => {
+  await useEngine(engine)
   await assertCounts([behavioral('performed_event_first_time', { time_value: 21, time_interval: 'day' })], (h) => h.purchases.length > 0 && Math.max(...purchaseAges(h)) < 21)
 })
 
-test('stopped_performing_event: done in the last 60 days but not in the last 14', async () => {
+testOnEachEngine('stopped_performing_event: done in the last 60 days but not in the last 14', async (_t, engine) => {
+  await useEngine(engine)
   await assertCounts([behavioral('stopped_performing_event', { time_value: 60, time_interval: 'day', seq_time_value: 14, seq_time_interval: 'day' })], (h) => {
     const ages = purchaseAges(h)
     return within(ages, 60, 14) > 0 && within(ages, 14) === 0
   })
 })
 
-test('restarted_performing_event: done before 30 days ago, not from 30 to 7 days ago, again in the last 7', async () => {
+testOnEachEngine('restarted_performing_event: done before 30 days ago, not from 30 to 7 days ago, again in the last 7', async (_t, engine) => {
+  await useEngine(engine)
   await assertCounts([behavioral('restarted_performing_event', { time_value: 30, time_interval: 'day', seq_time_value: 7, seq_time_interval: 'day' })], (h) => {
     const ages = purchaseAges(h)
     return ages.some((a) => a >= 30) && within(ages, 30, 7) === 0 && within(ages, 7) > 0
   })
 })
 
-test('performed_event_regularly: at least once a week in at least 3 of the last 4 weeks', async () => {
+testOnEachEngine('performed_event_regularly: at least once a week in at least 3 of the last 4 weeks', async (_t, engine) => {
+  await useEngine(engine)
   await assertCounts([behavioral('performed_event_regularly', { operator: 'gte', operator_value: 1, time_value: 1, time_interval: 'week', min_periods: 3, total_periods: 4 })], isRegular)
 })
 
-test('performed_event_sequence: a pageview, then a purchase within a day, in the last 30 days', async () => {
+testOnEachEngine('performed_event_sequence: a pageview, then a purchase within a day, in the last 30 days', async (_t, engine) => {
+  await useEngine(engine)
   assert.ok(isSequence(histories.find((h) => h.person === 'quick')!) && !isSequence(histories.find((h) => h.person === 'slow')!))
   await assertCounts([behavioral('performed_event_sequence', { key: '$pageview', time_value: 30, time_interval: 'day', seq_event: 'purchase', seq_event_type: 'events', seq_time_value: 1, seq_time_interval: 'day' })], isSequence)
 })
 
-test('a negated criterion counts the persons who did not do it, those who never did included', async () => {
+testOnEachEngine('a negated criterion counts the persons who did not do it, those who never did included', async (_t, engine) => {
+  await useEngine(engine)
   await assertCounts([behavioral('performed_event', { time_value: 14, time_interval: 'day', negation: true })], (h) => within(purchaseAges(h), 14) === 0)
 })
 
-test('behavioural and person-property criteria combine in AND and OR groups', async () => {
+testOnEachEngine('behavioural and person-property criteria combine in AND and OR groups', async (_t, engine) => {
+  await useEngine(engine)
   const recent = (h: History) => within(purchaseAges(h), 14) > 0
   const pro = { key: 'plan', value: 'pro', operator: 'exact', type: 'person' }
   await assertCounts([pro, behavioral('performed_event', { time_value: 14, time_interval: 'day' })], (h) => h.plan === 'pro' && recent(h))
@@ -180,7 +193,8 @@ test('behavioural and person-property criteria combine in AND and OR groups', as
   await assertCounts([pro, behavioral('performed_event', { time_value: 14, time_interval: 'day', negation: true })], (h) => h.plan === 'pro' && !recent(h))
 })
 
-test('a cohort naming a behavioural cohort, and a negated cohort filter, read the same membership', async () => {
+testOnEachEngine('a cohort naming a behavioural cohort, and a negated cohort filter, read the same membership', async (_t, engine) => {
+  await useEngine(engine)
   const inner = await cohortOf([behavioral('performed_event', { time_value: 14, time_interval: 'day' })])
   const outer = await cohortOf([{ key: 'id', value: inner, type: 'cohort' }])
   const res = await pageviewsByCohort(outer)
@@ -189,7 +203,8 @@ test('a cohort naming a behavioural cohort, and a negated cohort filter, read th
   assert.equal(negated.json().results[0].count, pageviewsOf((h) => within(purchaseAges(h), 14) === 0))
 })
 
-test('a behavioural criterion whose event filters name a cohort reads that cohort too', async () => {
+testOnEachEngine('a behavioural criterion whose event filters name a cohort reads that cohort too', async (_t, engine) => {
+  await useEngine(engine)
   const pro = await cohortOf([{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }])
   await assertCounts(
     [behavioral('performed_event', { time_value: 14, time_interval: 'day', event_filters: [{ key: 'id', value: pro, type: 'cohort' }] })],
@@ -197,7 +212,8 @@ test('a behavioural criterion whose event filters name a cohort reads that cohor
   )
 })
 
-test('bad behavioural criteria: refused when saved, or a 400 naming the filter when queried', async () => {
+testOnEachEngine('bad behavioural criteria: refused when saved, or a 400 naming the filter when queried', async (_t, engine) => {
+  await useEngine(engine)
   const api = privateApi(app)
   const unknown = await api.post('/cohorts/', { name: 'x', filters: { properties: { type: 'AND', values: [behavioral('performed_event_daily', {})] } } })
   assert.equal(unknown.statusCode, 400, unknown.body)
@@ -210,7 +226,8 @@ test('bad behavioural criteria: refused when saved, or a 400 naming the filter w
   assert.equal((await pageviewsByCohort(stale)).statusCode, 400)
 })
 
-test('feature flags still refuse cohorts with behavioural criteria', async () => {
+testOnEachEngine('feature flags still refuse cohorts with behavioural criteria', async (_t, engine) => {
+  await useEngine(engine)
   const id = await cohortOf([behavioral('performed_event', { time_value: 14, time_interval: 'day' })])
   const res = await privateApi(app).post('/feature_flags/', { key: 'buyers', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: id }], rollout_percentage: 100 }] } })
   assert.equal(res.statusCode, 400, res.body)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
 import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
 import { expectedSteps, mean, refFunnel, type Ev, type RefOptions, type RefResult } from '../helpers/funnel-reference.ts'
 
@@ -103,14 +104,14 @@ function assertByValue(results: Array<Array<Record<string, any>>>, expected: Map
   }
 }
 
-async function seeded(t: Parameters<typeof buildTestApp>[0]): Promise<TestApp> {
-  const app = await buildTestApp(t)
+async function seeded(t: Parameters<typeof buildTestApp>[0], engine: Engine): Promise<TestApp> {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, events)
   return app
 }
 
-test('funnel breakdown attribution: first touch, last touch, all events and a step each count persons as PostHog does', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel breakdown attribution: first touch, last touch, all events and a step each count persons as PostHog does', async (t, engine) => {
+  const app = await seeded(t, engine)
   const answers: Record<string, Map<string, ReturnType<typeof expectedSteps>>> = {}
   const cases: Array<[string, Attribution, Record<string, unknown>]> = [
     ['default (first touch)', { type: 'first_touch' }, {}],
@@ -136,8 +137,8 @@ test('funnel breakdown attribution: first touch, last touch, all events and a st
   assert.ok(enteredAll > persons, 'all_events counts a person under each of their values')
 })
 
-test('funnel trends and time to convert with a breakdown', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel trends and time to convert with a breakdown', async (t, engine) => {
+  const app = await seeded(t, engine)
   const trends = await queryOk(app, funnel({ funnelVizType: 'trends' }, { interval: 'day' }))
   const firstTouch = new Map([...byActor((r) => r.person)].map(([p, evs]) => [p, attributed(evs, { type: 'first_touch' })[0]![0]]))
   const values = [...new Set(firstTouch.values())].sort()
@@ -169,8 +170,8 @@ test('funnel trends and time to convert with a breakdown', async (t) => {
   assert.ok(Math.abs(plain.results.average_conversion_time - mean(secs)!) < 1e-6)
 })
 
-test('funnels of groups: a company goes through the steps with the events of all its members', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnels of groups: a company goes through the steps with the events of all its members', async (t, engine) => {
+  const app = await seeded(t, engine)
   const res = await queryOk(app, { ...funnel(), breakdownFilter: undefined, aggregation_group_type_index: 0 })
   const companies = [...byActor((r) => r.company).values()].map((evs) => refFunnel(evs, base)).filter((r): r is RefResult => r !== null)
   const expected = expectedSteps(companies, 3)
@@ -182,8 +183,8 @@ test('funnels of groups: a company goes through the steps with the events of all
   assert.notDeepEqual(persons.results.map((s: any) => s.count), res.results.map((s: any) => s.count))
 })
 
-test('funnel attribution and aggregation refuse what PostHog refuses, naming the field', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('funnel attribution and aggregation refuse what PostHog refuses, naming the field', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const cases: Array<[unknown, string]> = [
     [funnel({ funnelOrderType: 'unordered', breakdownAttributionType: 'step', breakdownAttributionValue: 1 }), 'query.funnelsFilter.breakdownAttributionValue'],
     [funnel({ breakdownAttributionType: 'step', breakdownAttributionValue: 5 }), 'query.funnelsFilter.breakdownAttributionValue'],

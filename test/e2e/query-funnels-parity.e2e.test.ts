@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import { funnelQuery, postQuery, queryOk, seededApp, type TestEvent } from '../helpers/query-data.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
+import { funnelQuery, postQuery, queryOk, seededApps, type TestEvent } from '../helpers/query-data.ts'
 
 // Funnel answers as PostHog gives them (posthog/hogql_queries/insights/funnels: FunnelUnordered's
 // step names, FunnelMathType first-time steps, breakdowns given as a list). A small hand-written data
@@ -35,56 +35,56 @@ const dateRange = { date_from: '2024-03-04', date_to: '2024-03-10' }
 const STEPS = ['signup', 'buy']
 const counts = (steps: Array<{ count: number }>) => steps.map((s) => s.count)
 
-const seeded = seededApp(events)
+const seeded = seededApps(events)
 
-test('a breakdown given as a list (["$browser"], PostHog\'s own conversion) answers as the property alone', async () => {
-  const asList = await queryOk(seeded.app, funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: ['$browser'], breakdown_type: 'event' } }))
-  const asText = await queryOk(seeded.app, funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } }))
+testOnEachEngine('a breakdown given as a list (["$browser"], PostHog\'s own conversion) answers as the property alone', async (_t, engine) => {
+  const asList = await queryOk(seeded.app(engine), funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: ['$browser'], breakdown_type: 'event' } }))
+  const asText = await queryOk(seeded.app(engine), funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } }))
   assert.deepEqual(asList.results, asText.results)
   const byValue = new Map(asList.results.map((steps: Array<{ breakdown_value: string[]; count: number }>) => [JSON.stringify(steps[0]!.breakdown_value), counts(steps)]))
   assert.deepEqual(byValue, new Map([['["Chrome"]', [2, 1]], ['["Firefox"]', [1, 1]]]))
 
-  const twoProps = await queryOk(seeded.app, funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: ['$browser', 'plan'], breakdown_type: 'event' } }))
+  const twoProps = await queryOk(seeded.app(engine), funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: ['$browser', 'plan'], breakdown_type: 'event' } }))
   const values = twoProps.results.map((steps: Array<{ breakdown_value: string[] }>) => JSON.stringify(steps[0]!.breakdown_value)).sort()
   // First touch: backwards' first funnel event is a buy, which has no plan.
   assert.deepEqual(values, ['["Chrome","$$_posthog_breakdown_null_$$"]', '["Chrome","pro"]', '["Firefox","pro"]'])
 })
 
-test('math first_time_for_user: only the actor\'s first event ever of the step does it; _with_filters: the first matching the filters', async () => {
-  const plain = await queryOk(seeded.app, funnelQuery(STEPS, dateRange))
+testOnEachEngine('math first_time_for_user: only the actor\'s first event ever of the step does it; _with_filters: the first matching the filters', async (_t, engine) => {
+  const plain = await queryOk(seeded.app(engine), funnelQuery(STEPS, dateRange))
   assert.deepEqual(counts(plain.results), [3, 2])
 
-  const first = await queryOk(seeded.app, { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_for_user' }, { kind: 'EventsNode', event: 'buy' }] })
+  const first = await queryOk(seeded.app(engine), { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_for_user' }, { kind: 'EventsNode', event: 'buy' }] })
   // early's first signup ever is before the range: they are not in the funnel.
   assert.deepEqual(counts(first.results), [2, 1])
 
   const pro = [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }]
-  const firstPro = await queryOk(seeded.app, { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_for_user', properties: pro }, { kind: 'EventsNode', event: 'buy' }] })
+  const firstPro = await queryOk(seeded.app(engine), { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_for_user', properties: pro }, { kind: 'EventsNode', event: 'buy' }] })
   assert.deepEqual(counts(firstPro.results), [1, 1], 'the first signup ever, and it must be a pro one: fresh only')
-  const firstProWithFilters = await queryOk(seeded.app, { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_for_user_with_filters', properties: pro }, { kind: 'EventsNode', event: 'buy' }] })
+  const firstProWithFilters = await queryOk(seeded.app(engine), { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_for_user_with_filters', properties: pro }, { kind: 'EventsNode', event: 'buy' }] })
   assert.deepEqual(counts(firstProWithFilters.results), [2, 2], 'the first pro signup ever: early\'s is in the range')
 
-  const bad = await postQuery(seeded.app, { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_ever' }, { kind: 'EventsNode', event: 'buy' }] })
+  const bad = await postQuery(seeded.app(engine), { ...funnelQuery(STEPS, dateRange), series: [{ kind: 'EventsNode', event: 'signup', math: 'first_time_ever' }, { kind: 'EventsNode', event: 'buy' }] })
   assert.equal(bad.statusCode, 400)
   assert.equal(bad.json().attr, 'query.series.0.math')
 })
 
-test('unordered funnels name their steps "Completed 1 step", "Completed 2 steps" with action_id null', async () => {
-  const body = await queryOk(seeded.app, funnelQuery(STEPS, dateRange, {}, { funnelOrderType: 'unordered' }))
+testOnEachEngine('unordered funnels name their steps "Completed 1 step", "Completed 2 steps" with action_id null', async (_t, engine) => {
+  const body = await queryOk(seeded.app(engine), funnelQuery(STEPS, dateRange, {}, { funnelOrderType: 'unordered' }))
   assert.deepEqual(body.results.map((s: Record<string, unknown>) => [s.name, s.action_id, s.custom_name, s.order, s.count]), [
     ['Completed 1 step', null, null, 0, 3],
     ['Completed 2 steps', null, null, 1, 3],
   ])
-  const ordered = await queryOk(seeded.app, funnelQuery(STEPS, dateRange))
+  const ordered = await queryOk(seeded.app(engine), funnelQuery(STEPS, dateRange))
   assert.deepEqual(ordered.results.map((s: Record<string, unknown>) => [s.name, s.action_id]), [['signup', 'signup'], ['buy', 'buy']])
 
-  const byBrowser = await queryOk(seeded.app, funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: '$browser' } }, { funnelOrderType: 'unordered' }))
+  const byBrowser = await queryOk(seeded.app(engine), funnelQuery(STEPS, dateRange, { breakdownFilter: { breakdown: '$browser' } }, { funnelOrderType: 'unordered' }))
   for (const steps of byBrowser.results) assert.deepEqual(steps.map((s: Record<string, unknown>) => s.name), ['Completed 1 step', 'Completed 2 steps'])
 })
 
-test('an unordered funnel with several exclusions leaves persons out only from the steps after an excluded event (PostHog\'s own case)', async () => {
+testOnEachEngine('an unordered funnel with several exclusions leaves persons out only from the steps after an excluded event (PostHog\'s own case)', async (_t, engine) => {
   const exclusions = ['x', 'y'].map((event) => ({ kind: 'EventsNode', event, funnelFromStep: 0, funnelToStep: 4 }))
-  const body = await queryOk(seeded.app, funnelQuery(MULTI_STEPS, { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' }, {}, { funnelOrderType: 'unordered', funnelWindowInterval: 14, exclusions }))
+  const body = await queryOk(seeded.app(engine), funnelQuery(MULTI_STEPS, { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' }, {}, { funnelOrderType: 'unordered', funnelWindowInterval: 14, exclusions }))
   assert.equal(body.results[0].name, 'Completed 1 step')
   assert.deepEqual(counts(body.results), [5, 2, 1, 1, 1])
 })

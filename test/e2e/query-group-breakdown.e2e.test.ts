@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
 import { captureEvents, postQuery, queryOk, type TestEvent } from '../helpers/query-data.ts'
 
 // Companies (group type 0) with a plan set by $groupidentify (one changes plan later: its current
@@ -22,8 +23,8 @@ const planOf = (e: TestEvent) => {
   return company && COMPANIES[company] ? currentPlan(company) : '$$_posthog_breakdown_null_$$'
 }
 
-test('trends and funnels break down by a group property: the current value of the event\'s group', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('trends and funnels break down by a group property: the current value of the event\'s group', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, identifies)
   await captureEvents(app, usage, identifies.length)
   const breakdownFilter = { breakdown: 'plan', breakdown_type: 'group', breakdown_group_type_index: 0 }
@@ -52,8 +53,8 @@ test('trends and funnels break down by a group property: the current value of th
   assert.equal(missing.json().attr, 'query.breakdownFilter.breakdown_group_type_index')
 })
 
-test('multiple breakdowns: each value is the list of its parts (event property, then group property), top values by total', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('multiple breakdowns: each value is the list of its parts (event property, then group property), top values by total', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, identifies)
   const withBrowser = usage.map((e, i) => ({ ...e, properties: { ...e.properties, $browser: i % 3 === 0 ? 'Firefox' : 'Chrome' } }))
   await captureEvents(app, withBrowser, identifies.length)

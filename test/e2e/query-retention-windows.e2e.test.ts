@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, test, type TestContext } from 'node:test'
+import { after, before, test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { privateApi } from '../helpers/private-api.ts'
-import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
+import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent, seededApps } from '../helpers/query-data.ts'
 
 // RetentionQuery's `minimumOccurrences` and `timeWindowMode: '24_hour_windows'`. Expected grids are
 // computed here in plain JS over the fixture list, following PostHog's retention runner:
@@ -155,16 +156,10 @@ const companyOf = (e: TestEvent) => ((e.properties?.$groups as { company?: strin
 const utcDay = (e: TestEvent) => e.timestamp.slice(0, 10)
 
 let app: TestApp
-const cleanups: Array<() => Promise<void>> = []
-before(async () => {
-  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { env: { TALLY_LOG_LEVEL: 'silent' } })
-  await captureEvents(app, [...daily, ...sparse])
-})
-after(async () => {
-  for (const fn of cleanups) await fn()
-})
+const seeded = seededApps([...daily, ...sparse])
 
-test('minimumOccurrences: a later period counts only with that many returning events in it; the cohort size is unchanged', async () => {
+testOnEachEngine('minimumOccurrences: a later period counts only with that many returning events in it; the cohort size is unchanged', async (_t, engine) => {
+  app = seeded.app(engine)
   const calendar = { periods: RANGE, periodOf: utcDay, target: play, returning: play, totalIntervals: 5 }
   for (const mode of ['recurring', 'first_time'] as const) {
     const once = expectedCalendar(daily, { ...calendar, mode, minimumOccurrences: 1 })
@@ -185,7 +180,8 @@ test('minimumOccurrences: a later period counts only with that many returning ev
   assert.deepEqual(counts(zero), expectedCalendar(daily, { ...calendar, mode: 'recurring', minimumOccurrences: 1 }))
 })
 
-test('minimumOccurrences with another returning event, a property filter, groups and weeks', async () => {
+testOnEachEngine('minimumOccurrences with another returning event, a property filter, groups and weeks', async (_t, engine) => {
+  app = seeded.app(engine)
   const signupThenPlays = await queryOk(app, retention({ period: 'Day', totalIntervals: 6, retentionType: 'retention_first_time', minimumOccurrences: 2, targetEntity: ev('signup'), returningEntity: ev('play') }, { dateRange }))
   assert.deepEqual(counts(signupThenPlays), expectedCalendar(daily, { periods: RANGE, periodOf: utcDay, target: signup, returning: play, mode: 'first_time', minimumOccurrences: 2, totalIntervals: 6 }))
 
@@ -214,7 +210,8 @@ test('minimumOccurrences with another returning event, a property filter, groups
   assert.notDeepEqual(counts(weekly), expectedCalendar(sparse, { ...weekSpec, minimumOccurrences: 1 }))
 })
 
-test('24-hour windows: days counted from each person\'s first target event, recurring, first time and first-ever', async () => {
+testOnEachEngine('24-hour windows: days counted from each person\'s first target event, recurring, first time and first-ever', async (_t, engine) => {
+  app = seeded.app(engine)
   const rolling = { from: FROM, to: TO, rows: 7, unitOf: hourNumber, units: 24, target: play, returning: play, totalIntervals: 5 }
   for (const mode of ['recurring', 'first_time'] as const) {
     const body = await queryOk(app, retention({ period: 'Day', totalIntervals: 5, retentionType: TYPE[mode], timeWindowMode: '24_hour_windows', targetEntity: ev('play'), returningEntity: ev('play') }, { dateRange }))
@@ -243,7 +240,8 @@ test('24-hour windows: days counted from each person\'s first target event, recu
   assert.deepEqual(counts(withMinimum), expectedRolling(daily, { ...rolling, mode: 'recurring' }))
 })
 
-test('24-hour windows by week (7 local dates) and month (30 local dates)', async () => {
+testOnEachEngine('24-hour windows by week (7 local dates) and month (30 local dates)', async (_t, engine) => {
+  app = seeded.app(engine)
   const open = (e: TestEvent) => e.event === 'open'
   const utcDayNumber = localDayNumber('UTC')
   const weekly = await queryOk(app, retention({ period: 'Week', totalIntervals: 5, timeWindowMode: '24_hour_windows', targetEntity: ev('open'), returningEntity: ev('open') }, { dateRange: { date_from: '2024-01-07', date_to: '2024-02-29' } }))
@@ -258,8 +256,8 @@ test('24-hour windows by week (7 local dates) and month (30 local dates)', async
   assert.notDeepEqual(counts(calendarMonths), expected, 'the data set tells 30-day windows from calendar months')
 })
 
-test('24-hour windows in the project timezone across DST (America/New_York): hours counted, local dates for weeks', async (t) => {
-  const zoned = await buildTestApp(t, { env: { TALLY_LOG_LEVEL: 'silent' } })
+testOnEachEngine('24-hour windows in the project timezone across DST (America/New_York): hours counted, local dates for weeks', async (t, engine) => {
+  const zoned = await buildTestApp(t, { engine, env: { TALLY_LOG_LEVEL: 'silent' } })
   const ZONE = 'America/New_York'
   assert.equal((await privateApi(zoned).patch('/', { timezone: ZONE })).statusCode, 200)
   const r = seededRandom(8)
@@ -289,7 +287,8 @@ test('24-hour windows in the project timezone across DST (America/New_York): hou
   assert.notDeepEqual(expectedRolling(events, weeks), expectedRolling(events, { ...weeks, from: Date.parse('2024-03-03T00:00:00Z'), unitOf: localDayNumber('UTC') }), 'the data set tells local dates from UTC dates')
 })
 
-test('RetentionFilter fields that would change the answer and are not computed: 400 naming the field; display-only fields accepted', async () => {
+testOnEachEngine('RetentionFilter fields that would change the answer and are not computed: 400 naming the field; display-only fields accepted', async (_t, engine) => {
+  app = seeded.app(engine)
   const cases: Array<[Record<string, unknown>, string]> = [
     [retention({ timeWindowMode: '24_hour_windows', cumulative: true }), 'query.retentionFilter.cumulative'],
     [retention({ timeWindowMode: 'rolling' }), 'query.retentionFilter.timeWindowMode'],

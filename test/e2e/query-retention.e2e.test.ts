@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, test, type TestContext } from 'node:test'
+import { after, before, test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { privateApi } from '../helpers/private-api.ts'
-import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
+import { captureEvents, postQuery, queryOk, seededRandom, type TestEvent, seededApps } from '../helpers/query-data.ts'
 
 // Expected grids are computed here from the fixture list: per actor, the set of range periods they
 // entered a cohort in and the set they came back in (plain JS over the events, never SQL).
@@ -101,16 +102,10 @@ const daily = { periods: RANGE, periodOf: utcDay }
 
 // One app and data set for the file (loading it is the slow part); closed after the last test.
 let app: TestApp
-const cleanups: Array<() => Promise<void>> = []
-before(async () => {
-  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { env: { TALLY_LOG_LEVEL: 'silent' } })
-  await captureEvents(app, [...grid, ...slow])
-})
-after(async () => {
-  for (const fn of cleanups) await fn()
-})
+const seeded = seededApps([...grid, ...slow])
 
-test('day grid across the range boundary: recurring vs first time, persons merged by $identify counted once', async () => {
+testOnEachEngine('day grid across the range boundary: recurring vs first time, persons merged by $identify counted once', async (_t, engine) => {
+  app = seeded.app(engine)
   const recurring = await queryOk(app, retention({ period: 'Day', totalIntervals: 5, targetEntity: ev('play'), returningEntity: ev('play') }, { dateRange }))
   const expectedRecurring = expectedGrid(grid, { ...daily, target: play, returning: play, totalIntervals: 5 })
   assert.deepEqual(counts(recurring), expectedRecurring)
@@ -148,7 +143,8 @@ test('day grid across the range boundary: recurring vs first time, persons merge
   assert.deepEqual(counts(cumulative), expectedGrid(grid, { ...daily, target: play, returning: play, totalIntervals: 4, cumulative: true }))
 })
 
-test('actions, property filters (event, entity, cohort), first-ever occurrence and groups', async () => {
+testOnEachEngine('actions, property filters (event, entity, cohort), first-ever occurrence and groups', async (_t, engine) => {
+  app = seeded.app(engine)
   const api = privateApi(app)
   const action = await api.post('/actions/', { name: 'Engaged', steps: [{ event: 'play' }, { event: 'signup' }] })
   assert.equal(action.statusCode, 201, action.body)
@@ -186,7 +182,8 @@ test('actions, property filters (event, entity, cohort), first-ever occurrence a
   assert.deepEqual(counts(byCompany), expectedGrid(grid, { ...daily, target: play, returning: play, totalIntervals: 5, actorOf: companyOf }))
 })
 
-test('weeks (Sunday start, the end stretched to the end of its week) and months', async () => {
+testOnEachEngine('weeks (Sunday start, the end stretched to the end of its week) and months', async (_t, engine) => {
+  app = seeded.app(engine)
   const open = (e: TestEvent) => e.event === 'open'
   const weekOf = (e: TestEvent) => {
     const d = new Date(`${e.timestamp.slice(0, 10)}T00:00:00Z`)
@@ -212,8 +209,8 @@ test('weeks (Sunday start, the end stretched to the end of its week) and months'
   assert.equal(recent.results[2].date, `${new Date().toISOString().slice(0, 10)}T00:00:00Z`)
 })
 
-test('project timezone across a DST change: periods are local days and hours (America/New_York, 10 March 2024)', async (t) => {
-  const zoned = await buildTestApp(t, { env: { TALLY_LOG_LEVEL: 'silent' } })
+testOnEachEngine('project timezone across a DST change: periods are local days and hours (America/New_York, 10 March 2024)', async (t, engine) => {
+  const zoned = await buildTestApp(t, { engine, env: { TALLY_LOG_LEVEL: 'silent' } })
   const ZONE = 'America/New_York'
   assert.equal((await privateApi(zoned).patch('/', { timezone: ZONE })).statusCode, 200)
   const r = seededRandom(5)
@@ -249,7 +246,8 @@ test('project timezone across a DST change: periods are local days and hours (Am
   assert.notDeepEqual(utcAnswer, zonedAnswer, 'the data set tells local days from UTC days')
 })
 
-test('invalid retention queries: 400 naming the field', async () => {
+testOnEachEngine('invalid retention queries: 400 naming the field', async (_t, engine) => {
+  app = seeded.app(engine)
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ kind: 'RetentionQuery' }, 'query.retentionFilter'],
     [retention({ period: 'Year' }), 'query.retentionFilter.period'],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
 import { captureEvents, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
 
 // 25 persons over 2024-06-01..2024-06-12; persons 0-4 browse anonymously before identifying on day 4.
@@ -31,8 +32,8 @@ function activeDays(filter: (e: TestEvent) => boolean): Map<string, Set<string>>
 }
 const prevDay = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
 
-test('stickiness and lifecycle over persons merged by $identify, against per-person day sets', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('stickiness and lifecycle over persons merged by $identify, against per-person day sets', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, events)
   const plays = activeDays((e) => e.event === 'play')
 
@@ -75,8 +76,8 @@ test('stickiness and lifecycle over persons merged by $identify, against per-per
   assert.ok(status.dormant.some((v) => v < 0) && status.resurrecting.some((v) => v > 0), 'the data set exercises every status')
 })
 
-test('stickiness and lifecycle refuse what they cannot compute, naming the field', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('stickiness and lifecycle refuse what they cannot compute, naming the field', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const cases: Array<[unknown, string]> = [
     [{ kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'a' }, { kind: 'EventsNode', event: 'b' }] }, 'query.series'],
     [{ kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: 'a', math: 'sum', math_property: 'x' }] }, 'query.series.0.math'],

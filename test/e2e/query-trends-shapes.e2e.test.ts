@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import { queryOk, seededApp, type TestEvent } from '../helpers/query-data.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
+import { queryOk, seededApps, type TestEvent } from '../helpers/query-data.ts'
 
 // The shapes of trends results as PostHog's TrendsQueryRunner builds them (build_series_response,
 // apply_formula_to_results_group, calculate): breakdown labels, the "other" row, total-value displays.
@@ -25,58 +25,58 @@ const trends = (extra: Record<string, unknown>) => ({ kind: 'TrendsQuery', dateR
 const byBrowser = { breakdown: '$browser', breakdown_type: 'event' }
 type Result = { label: string; breakdown_value: unknown; data: number[]; count: number; compare_label?: string; aggregated_value?: number; days: string[] }
 
-const seeded = seededApp(events)
+const seeded = seededApps(events)
 
-test('one series broken down: each result is labelled by its value alone; several series: "<series> - <value>"', async () => {
-  const one = await queryOk(seeded.app, trends({ breakdownFilter: byBrowser }))
+testOnEachEngine('one series broken down: each result is labelled by its value alone; several series: "<series> - <value>"', async (_t, engine) => {
+  const one = await queryOk(seeded.app(engine), trends({ breakdownFilter: byBrowser }))
   assert.deepEqual(one.results.map((r: Result) => [r.label, r.breakdown_value, r.count]), [['Chrome', 'Chrome', 5], ['Firefox', 'Firefox', 3], ['Safari', 'Safari', 1]])
 
-  const two = await queryOk(seeded.app, trends({ series: [pageviews, { kind: 'EventsNode', event: 'signup' }], breakdownFilter: byBrowser }))
+  const two = await queryOk(seeded.app(engine), trends({ series: [pageviews, { kind: 'EventsNode', event: 'signup' }], breakdownFilter: byBrowser }))
   assert.deepEqual(two.results.map((r: Result) => [r.label, r.count]), [['$pageview - Chrome', 5], ['$pageview - Firefox', 3], ['$pageview - Safari', 1], ['signup - Chrome', 1], ['signup - Firefox', 1]])
 })
 
-test('under compare, one series broken down keeps the value alone as its label in both periods', async () => {
-  const body = await queryOk(seeded.app, trends({ breakdownFilter: byBrowser, compareFilter: { compare: true } }))
+testOnEachEngine('under compare, one series broken down keeps the value alone as its label in both periods', async (_t, engine) => {
+  const body = await queryOk(seeded.app(engine), trends({ breakdownFilter: byBrowser, compareFilter: { compare: true } }))
   const rows = body.results.map((r: Result) => [r.compare_label, r.label, r.count])
   assert.deepEqual(rows.filter((r: unknown[]) => r[0] === 'current'), [['current', 'Chrome', 5], ['current', 'Firefox', 3], ['current', 'Safari', 1]])
   assert.deepEqual(rows.filter((r: unknown[]) => r[0] === 'previous'), [['previous', 'Chrome', 2]])
 })
 
-test('event x person multiple breakdown: the label is the parts joined by "::"', async () => {
-  const body = await queryOk(seeded.app, trends({ breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }, { property: 'name', type: 'person' }] } }))
+testOnEachEngine('event x person multiple breakdown: the label is the parts joined by "::"', async (_t, engine) => {
+  const body = await queryOk(seeded.app(engine), trends({ breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }, { property: 'name', type: 'person' }] } }))
   const labels = new Map(body.results.map((r: Result) => [r.label, [r.breakdown_value, r.count]]))
   assert.deepEqual(labels.get('Chrome::p1'), [['Chrome', 'p1'], 3])
   assert.deepEqual(labels.get('Firefox::p2'), [['Firefox', 'p2'], 2])
   assert.equal(labels.size, 5)
 })
 
-test('a formula over broken-down series: every result is "Formula (<formula>)"', async () => {
-  const body = await queryOk(seeded.app, trends({ series: [pageviews, { kind: 'EventsNode', event: 'signup' }], breakdownFilter: byBrowser, trendsFilter: { formula: 'A+2*B' } }))
+testOnEachEngine('a formula over broken-down series: every result is "Formula (<formula>)"', async (_t, engine) => {
+  const body = await queryOk(seeded.app(engine), trends({ series: [pageviews, { kind: 'EventsNode', event: 'signup' }], breakdownFilter: byBrowser, trendsFilter: { formula: 'A+2*B' } }))
   const byValue = new Map(body.results.map((r: Result) => [r.breakdown_value, r]))
   assert.deepEqual([...byValue.values()].map((r) => (r as Result).label), Array(3).fill('Formula (A+2*B)'))
   assert.equal((byValue.get('Chrome') as Result).count, 5 + 2 * 1)
   assert.equal((byValue.get('Firefox') as Result).count, 3 + 2 * 1)
 })
 
-test('breakdown_hide_other_aggregation drops the "other" row; hasMore says values were left out', async () => {
-  const shown = await queryOk(seeded.app, trends({ breakdownFilter: { ...byBrowser, breakdown_limit: 1 } }))
+testOnEachEngine('breakdown_hide_other_aggregation drops the "other" row; hasMore says values were left out', async (_t, engine) => {
+  const shown = await queryOk(seeded.app(engine), trends({ breakdownFilter: { ...byBrowser, breakdown_limit: 1 } }))
   assert.deepEqual(shown.results.map((r: Result) => [r.breakdown_value, r.count]), [['Chrome', 5], [OTHER, 4]])
   assert.equal(shown.hasMore, true)
 
-  const hidden = await queryOk(seeded.app, trends({ breakdownFilter: { ...byBrowser, breakdown_limit: 1, breakdown_hide_other_aggregation: true } }))
+  const hidden = await queryOk(seeded.app(engine), trends({ breakdownFilter: { ...byBrowser, breakdown_limit: 1, breakdown_hide_other_aggregation: true } }))
   assert.deepEqual(hidden.results.map((r: Result) => [r.breakdown_value, r.count]), [['Chrome', 5]])
   assert.equal(hidden.hasMore, true)
 
-  const multiple = await queryOk(seeded.app, trends({ breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }], breakdown_limit: 2, breakdown_hide_other_aggregation: true } }))
+  const multiple = await queryOk(seeded.app(engine), trends({ breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }], breakdown_limit: 2, breakdown_hide_other_aggregation: true } }))
   assert.deepEqual(multiple.results.map((r: Result) => r.breakdown_value), [['Chrome'], ['Firefox']])
 
-  const all = await queryOk(seeded.app, trends({ breakdownFilter: { ...byBrowser, breakdown_hide_other_aggregation: true } }))
+  const all = await queryOk(seeded.app(engine), trends({ breakdownFilter: { ...byBrowser, breakdown_hide_other_aggregation: true } }))
   assert.equal(all.results.length, 3)
   assert.equal(all.hasMore, false)
 })
 
-test('BoldNumber: the number in aggregated_value, with days [] and count 0, as PostHog answers a total value', async () => {
-  const body = await queryOk(seeded.app, trends({ series: [{ ...pageviews, math: 'dau' }], trendsFilter: { display: 'BoldNumber' } }))
+testOnEachEngine('BoldNumber: the number in aggregated_value, with days [] and count 0, as PostHog answers a total value', async (_t, engine) => {
+  const body = await queryOk(seeded.app(engine), trends({ series: [{ ...pageviews, math: 'dau' }], trendsFilter: { display: 'BoldNumber' } }))
   const [r] = body.results
   assert.equal(r.aggregated_value, 3)
   assert.deepEqual(r.days, [])
@@ -84,7 +84,7 @@ test('BoldNumber: the number in aggregated_value, with days [] and count 0, as P
   assert.deepEqual(r.data, [])
   assert.equal('labels' in r, false)
 
-  const formula = await queryOk(seeded.app, trends({ series: [pageviews, { kind: 'EventsNode', event: 'signup' }], trendsFilter: { display: 'BoldNumber', formula: 'A+2*B' } }))
+  const formula = await queryOk(seeded.app(engine), trends({ series: [pageviews, { kind: 'EventsNode', event: 'signup' }], trendsFilter: { display: 'BoldNumber', formula: 'A+2*B' } }))
   assert.equal(formula.results[0].aggregated_value, 9 + 2 * 2)
   assert.equal(formula.results[0].count, 0)
   assert.equal(formula.results[0].label, 'Formula (A+2*B)')

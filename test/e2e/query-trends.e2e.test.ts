@@ -58,11 +58,6 @@ before(async () => {
     await captureEvents(apps[engine], events)
   }
 })
-/** Runs the body on DuckDB only: it needs window functions, which the ClickHouse dialect refuses so far (docs/clickhouse.md). */
-const duckDbOnly = (name: string, fn: () => Promise<void>) => test(`${name} [duckdb]`, async () => {
-  app = apps.duckdb
-  await fn()
-})
 after(async () => {
   for (const fn of cleanups) await fn()
 })
@@ -82,7 +77,8 @@ testOnEachEngine('total counts per day, with PostHog\'s result keys and empty da
   for (const key of ['is_cached', 'last_refresh', 'timezone', 'cache_key']) assert.ok(key in body, `envelope has ${key}`)
 })
 
-duckDbOnly('dau counts a person merged by $identify once a day; weekly_active counts the 7 days up to each day', async () => {
+testOnEachEngine('dau counts a person merged by $identify once a day; weekly_active counts the 7 days up to each day', async (_t, engine) => {
+  app = apps[engine]
   const body = await queryOk(app, trends({ series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }, { kind: 'EventsNode', event: '$pageview', math: 'weekly_active' }] }))
   const [dau, wau] = body.results
   assert.deepEqual(dau.data, perDay(pageviews, RANGE, uniquePersons))
@@ -119,7 +115,8 @@ testOnEachEngine('property math: sum, avg, max and median of a property', async 
   body.results.forEach((r: { data: number[] }, i: number) => r.data.forEach((v, j) => assert.ok(Math.abs(v - expected[i]![j]!) < 1e-9, `series ${i} day ${j}: ${v} vs ${expected[i]![j]}`)))
 })
 
-duckDbOnly('breakdown by an event property: the top values by total, the rest as PostHog\'s "other"', async () => {
+testOnEachEngine('breakdown by an event property: the top values by total, the rest as PostHog\'s "other"', async (_t, engine) => {
+  app = apps[engine]
   const body = await queryOk(app, trends({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 4 } }))
   const inRange = pageviews.filter((e) => inDays(e, RANGE))
   const totals = [...new Set(inRange.map((e) => String(e.properties!.$browser)))]
@@ -135,7 +132,8 @@ duckDbOnly('breakdown by an event property: the top values by total, the rest as
   }
 })
 
-duckDbOnly('breakdown by a person property, and filters by person property, by dynamic cohort and on the series', async () => {
+testOnEachEngine('breakdown by a person property, and filters by person property, by dynamic cohort and on the series', async (_t, engine) => {
+  app = apps[engine]
   const body = await queryOk(app, trends({ breakdownFilter: { breakdown: 'plan', breakdown_type: 'person' } }))
   const planOf = (e: TestEvent) => ((e.properties!.$set as { plan?: string } | undefined)?.plan ?? '$$_posthog_breakdown_null_$$')
   for (const r of body.results) assert.deepEqual(r.data, perDay(pageviews.filter((e) => planOf(e) === r.breakdown_value), RANGE, (es) => es.length), r.breakdown_value)
@@ -238,13 +236,4 @@ testOnEachEngine('an action matching elements (the chain parsed in SQL), unique 
   assert.equal(cohort.statusCode, 201, cohort.body)
   const members = await queryOk(app, trends({ properties: [{ key: 'id', value: cohort.json().id, type: 'cohort' }] }))
   assert.deepEqual(members.results[0].data, perDay(pageviews.filter((e) => ['user-10', 'user-11'].includes(e.distinct_id)), RANGE, (es) => es.length))
-})
-
-test('on ClickHouse a query that needs window functions (a breakdown\'s top values) is a 400 naming what is missing, never a 500 or a wrong answer; weekly active users answer as on DuckDB [clickhouse]', { skip: skipWithoutClickHouse() }, async () => {
-  const res = await postQuery(apps.clickhouse, trends({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 5 } }))
-  assert.equal(res.statusCode, 400, res.body)
-  assert.match(res.json().detail, /window functions.*ClickHouse/)
-  const wau = trends({ series: [{ kind: 'EventsNode', event: '$pageview', math: 'weekly_active' }] })
-  const [onClickHouse, onDuckDb] = [await queryOk(apps.clickhouse, wau), await queryOk(apps.duckdb, wau)]
-  assert.deepEqual(onClickHouse.results[0].data, onDuckDb.results[0].data)
 })

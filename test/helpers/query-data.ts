@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, type TestContext } from 'node:test'
 import { buildTestApp, type TestApp } from './test-app.ts'
+import { ENGINES, type Engine } from './engines.ts'
+import { skipWithoutClickHouse } from './clickhouse.ts'
 
 export interface TestEvent {
   event: string
@@ -85,6 +87,33 @@ export function seededApp(events: readonly TestEvent[]): { readonly app: TestApp
   return {
     get app(): TestApp {
       assert.ok(app, 'the seeded app is built before the first test')
+      return app
+    },
+  }
+}
+
+/**
+ * `seededApp` on each event engine (DuckDB, and ClickHouse where it runs): one app per engine for the
+ * whole file, seeded with the same events; `app(engine)` in a `testOnEachEngine` body.
+ */
+export function seededApps(events: readonly TestEvent[], opts: { env?: Record<string, string> } = {}): { app(engine: Engine): TestApp } {
+  const apps = new Map<Engine, TestApp>()
+  const cleanups: Array<() => Promise<void>> = []
+  before(async () => {
+    for (const engine of ENGINES) {
+      if (engine === 'clickhouse' && skipWithoutClickHouse()) continue
+      const app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { engine, env: { TALLY_LOG_LEVEL: 'silent', ...opts.env } })
+      await captureEvents(app, events)
+      apps.set(engine, app)
+    }
+  })
+  after(async () => {
+    for (const fn of cleanups) await fn()
+  })
+  return {
+    app(engine: Engine): TestApp {
+      const app = apps.get(engine)
+      assert.ok(app, `the seeded ${engine} app is built before the first test`)
       return app
     },
   }

@@ -107,11 +107,13 @@ export function retentionActorsPlan(cohorts: Plan, cohort: number, totalInterval
  * then by actor id for a stable page; one row more than `limit` tells whether there are more.
  */
 export function actorsPagePlan(set: ActorSet, order: readonly ActorOrder[], page: { limit: number; offset: number }): Plan {
-  const key = (o: ActorOrder): Expr => col(o.key === 'actor_id' ? 'actor' : o.key)
+  // Actor ids in their text order (PostHog's): ClickHouse orders a UUID by its two halves swapped.
+  const actorText: Expr = { op: 'to_text', arg: col('actor') }
+  const key = (o: ActorOrder): Expr => (o.key === 'actor_id' ? actorText : col(o.key))
   return {
     source: fromPlan(set.plan),
     select: [{ alias: 'actor', expr: col('actor') }, ...set.stats.map((s) => ({ alias: s, expr: col(s) }))],
-    orderBy: [...order.map((o) => ({ expr: key(o), desc: o.desc })), { expr: col('actor') }],
+    orderBy: [...order.map((o) => ({ expr: key(o), desc: o.desc })), { expr: actorText }],
     limit: page.limit + 1,
     offset: page.offset,
   }

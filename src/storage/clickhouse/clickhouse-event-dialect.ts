@@ -72,6 +72,7 @@ export const clickHouseEventDialect: EventDialect = {
     throw new Error('ClickHouse 18.16 has no window functions: the compiler asks windowRelation instead')
   },
   windowRelation: clickHouseWindowRelation,
+  aliasesShadowColumns: true,
   aggregate(fn, arg, opts) {
     const a = arg ?? ''
     switch (fn) {

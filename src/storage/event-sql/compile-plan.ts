@@ -94,14 +94,24 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
   // the dialect's array program (`windowRelation`), which the select then reads as columns.
   const windows: Windows | undefined = dialect.windowRelation && plan.select.some((s) => hasWindow(s.expr)) ? [] : undefined
   const x = (e: Expr): string => compileExpr(e, { dialect, params, onEvents, needs, projectId, windows })
-  const select = plan.select.map((s) => `${x(s.expr)} AS ${alias(s.alias, dialect)}`).join(', ')
+  // A column of a subquery passed through under its own name is written bare: ClickHouse refuses
+  // `k AS k` beside the spread's `ARRAY JOIN ... AS k` (a duplicate alias).
+  // Where an alias would replace a column that other expressions read (ClickHouse), the items are
+  // selected under internal names (`__c<i>`) and renamed outside.
+  const renamed = dialect.aliasesShadowColumns === true && shadowsColumn(plan)
+  const names = plan.select.map((s, i) => (renamed ? `__c${i}` : s.alias))
+  const item = (s: Plan['select'][number], i: number): string => {
+    const sql = x(s.expr)
+    return !onEvents && s.expr.op === 'column' && s.expr.name === names[i] ? sql : `${sql} AS ${alias(names[i]!, dialect)}`
+  }
+  const select = plan.select.map(item).join(', ')
   const where = plan.where ? x(plan.where) : undefined
   // A grouped or ordered expression that is also selected is named by its position or alias (the
   // dialect's choice): DuckDB refuses bound parameters in GROUP BY, and the statement is shorter.
   const selected = plan.select.map((s) => JSON.stringify(s.expr))
   const ref = (e: Expr): string => {
     const at = selected.indexOf(JSON.stringify(e))
-    return at >= 0 ? dialect.selectedRef(at + 1, alias(plan.select[at]!.alias, dialect)) : x(e)
+    return at >= 0 ? dialect.selectedRef(at + 1, alias(names[at]!, dialect)) : x(e)
   }
   const groupBy = plan.groupBy?.map(ref)
   const having = plan.having ? x(plan.having) : undefined
@@ -141,7 +151,14 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
   if (orderBy?.length) sql += ` ORDER BY ${orderBy.join(', ')}`
   if (plan.limit !== undefined) sql += ` LIMIT ${wholeNumber(plan.limit)}`
   if (plan.offset !== undefined) sql += ` OFFSET ${wholeNumber(plan.offset)}`
-  return sql
+  if (!renamed) return sql
+  const outer = plan.select.map((s, i) => `${alias(names[i]!, dialect)} AS ${alias(s.alias, dialect)}`).join(', ')
+  // The order again outside, where every ordered expression is selected (a projection keeps it anyway).
+  const outerOrder = plan.orderBy?.map((o) => selected.indexOf(JSON.stringify(o.expr)))
+  const reorder = outerOrder?.length && outerOrder.every((at) => at >= 0)
+    ? ` ORDER BY ${outerOrder.map((at, i) => `${dialect.selectedRef(at + 1, alias(plan.select[at]!.alias, dialect))}${plan.orderBy![i]!.desc ? ' DESC' : ''}`).join(', ')}`
+    : ''
+  return `SELECT ${outer} FROM (${sql})${reorder}`
 }
 
 function wholeSigned(n: number): number {
@@ -320,5 +337,35 @@ function columnsOf(source: Exclude<Source, { kind: 'events' }>): string[] {
       return [...new Set([...source.left.select.map((s) => s.alias), ...source.right.select.map((s) => s.alias)])]
     case 'sequence':
       return [...source.plan.select.map((s) => s.alias), ...source.steps.map((st) => st.alias)]
+  }
+}
+
+/**
+ * Whether a select alias names a column that another part of the plan reads (another item, WHERE,
+ * GROUP BY, HAVING, ORDER BY) while the item is not that column passed through: on an engine whose
+ * aliases shadow columns, that part would read the item instead.
+ */
+function shadowsColumn(plan: Plan): boolean {
+  const read = (e: Expr | undefined, into: Set<string>): Set<string> => {
+    if (e) collectColumns(e, into)
+    return into
+  }
+  return plan.select.some((s, i) => {
+    if (s.expr.op === 'column' && s.expr.name === s.alias) return false
+    const others = new Set<string>()
+    plan.select.forEach((o, j) => j !== i && read(o.expr, others))
+    read(plan.where, others)
+    read(plan.having, others)
+    plan.groupBy?.forEach((g) => read(g, others))
+    plan.orderBy?.forEach((o) => read(o.expr, others))
+    return others.has(s.alias)
+  })
+}
+
+function collectColumns(e: Expr, into: Set<string>): void {
+  if (e.op === 'column') into.add(e.name)
+  for (const v of Object.values(e)) {
+    if (Array.isArray(v)) v.flat().forEach((a) => isExpr(a) && collectColumns(a, into))
+    else if (isExpr(v)) collectColumns(v, into)
   }
 }

@@ -202,6 +202,12 @@ export interface EventDialect {
    * their own names plus one column per window call. The plan's select then runs over it.
    */
   windowRelation?(input: WindowRelationInput): string
+  /**
+   * True where a SELECT's alias replaces a column of the same name everywhere in that SELECT (its
+   * other expressions, WHERE, GROUP BY), qualified or not: ClickHouse. The compiler then selects such
+   * a plan under internal names and renames in an outer SELECT.
+   */
+  readonly aliasesShadowColumns?: boolean
 }
 
 export interface WindowRelationInput {
