@@ -8,6 +8,7 @@ import { MATERIALIZED_PROPERTIES, materializedColumn } from '../duckdb/materiali
 import { toDuckDbRegex } from '../duckdb/duckdb-event-dialect.ts'
 import { currentOverridesSql } from './clickhouse-person-override-store.ts'
 import { numberLiteral, stringLiteral } from './clickhouse-literals.ts'
+import { clickHouseWindowRelation } from './clickhouse-window-arrays.ts'
 
 const EVENT_COLUMNS = new Set(['uuid', 'event', 'distinct_id', 'timestamp', 'created_at', 'elements_chain', 'properties', 'person_properties', 'group_0', 'group_1', 'group_2', 'group_3', 'group_4'])
 const quantileOk = (q: number | undefined): q is number => typeof q === 'number' && q > 0 && q < 1
@@ -25,9 +26,7 @@ const quantileOk = (q: number | undefined): q is number => typeof q === 'number'
  * - the elements chain parsed with the domain's RE2 patterns into tuples (extractAll gives a
  *   pattern's first group only: the attribute values come from the same pattern with the key's group
  *   made non-capturing, so the i-th match of both is the same span).
- * Window functions do not exist on 18.16: plans that need them (funnels, lifecycle, active users,
- * 24-hour retention, `sequence` cohorts) are refused with a 400 until their array programs are
- * written (docs/clickhouse.md).
+ * - window functions (none on 18.16) as per-partition array programs (clickhouse-window-arrays.ts).
  */
 export const clickHouseEventDialect: EventDialect = {
   name: 'clickhouse',
@@ -69,8 +68,9 @@ export const clickHouseEventDialect: EventDialect = {
   spread: (from, times) => `(SELECT *, k FROM ${from} ARRAY JOIN range(${Math.trunc(times)}) AS k) AS s`,
   selectedRef: (_position, alias) => alias,
   window() {
-    throw notYet('This query kind needs window functions, which')
+    throw new Error('ClickHouse 18.16 has no window functions: the compiler asks windowRelation instead')
   },
+  windowRelation: clickHouseWindowRelation,
   aggregate(fn, arg, opts) {
     const a = arg ?? ''
     switch (fn) {
@@ -92,6 +92,9 @@ export const clickHouseEventDialect: EventDialect = {
         return opts.by !== undefined ? `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray((${a}, ${opts.by}))))` : `groupArray(${a})`
       case 'bit_or':
         return `groupBitOr(${a})`
+      case 'mode':
+        // topK(1) of the non-NULL values; a group of NULLs only gives NULL, as DuckDB's mode.
+        return `if(countIf(isNotNull(${a})) = 0, NULL, topKIf(1)(assumeNotNull(${a}), isNotNull(${a}))[1])`
       default:
         return opts.distinct ? `${fn}Distinct(${a})` : `${fn}(${a})`
     }
@@ -134,6 +137,8 @@ export const clickHouseEventDialect: EventDialect = {
   },
   epochMs: (ts) => (ts === 'e.timestamp' || ts === 'timestamp' ? 'e.timestamp_ms' : `(toInt64(toUnixTimestamp(${ts})) * 1000)`),
   regexMatch: (text, pattern) => `match(${text}, ${pattern})`,
+  // extract() gives the first group ('' when there is no match); a NULL text stays NULL.
+  regexExtract: (text, pattern) => `nullIf(extract(${text}, ${pattern}), '')`,
   regexSource: clickHouseRegex,
   asciiLower: (text) => `lower(${text})`,
   lower: (text) => `lowerUTF8(${text})`,

@@ -43,8 +43,10 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
   /**
    * `readonly`: run with `readonly = 2` (no writes; settings allowed) and read a refused statement as
    * the client's error: a 400 here, or, with `raw`, ClickHouse's own error for the caller to word.
+   * `deep`: a compiled plan's statement, allowed the plan AST limits (PLAN_AST_LIMITS).
+   * `smallBlocks`: the statement evaluates a client's regex (SMALL_BLOCKS).
    */
-  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean; raw?: boolean; booleans?: ReadonlySet<string>; smallBlocks?: boolean }): Promise<QueryRows> {
+  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean; raw?: boolean; booleans?: ReadonlySet<string>; deep?: boolean; smallBlocks?: boolean }): Promise<QueryRows> {
     if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
     await acquire()
     const queryId = randomUUID()
@@ -71,12 +73,16 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
         settings: {
           max_execution_time: Math.max(1, Math.ceil(guards.timeoutMs / 1000)),
           join_use_nulls: 1,
+          // Plans may carry large constant tables (the channel definitions, ~90 KB) and ClickHouse inlines shared sub-plans.
+          max_query_size: '4194304',
           output_format_json_quote_64bit_integers: 0,
           // One statement takes at most `threads` cores (TALLY_QUERY_THREADS): a member's heavy query
           // leaves the others (ingestion, other members) the rest of the machine.
           ...(opts.threads ? { max_threads: opts.threads } : {}),
           ...(mode.smallBlocks ? SMALL_BLOCKS : {}),
           ...(mode.readonly ? { readonly: '2' } : {}),
+          // Plans nest subqueries per step (funnels of 20 steps pass 18.16's defaults: 100 levels, depth 1,000).
+          ...(mode.deep ? PLAN_AST_LIMITS : {}),
         },
       })
       if (r.data.length > guards.maxRows) {
@@ -114,7 +120,7 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
       const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
       const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
       const { sql } = compilePlan(limited, projectId, clickHouseEventDialect)
-      return runStatement(sql, guards, { readonly: false, booleans: booleanColumns(plan), smallBlocks: readsUserRegex(plan) })
+      return runStatement(sql, guards, { readonly: false, booleans: booleanColumns(plan), deep: true, smallBlocks: readsUserRegex(plan) })
     },
     runSql(sql, values, guards) {
       if (values.length > 0) throw new Error('ClickHouse statements carry their values as literals (no bound parameters)')
@@ -138,6 +144,14 @@ const SMALL_BLOCKS = { max_block_size: '128', optimize_move_to_prewhere: 0 } as 
 /** A UInt8 truth value (18.16 has no boolean type) as a boolean; NULL stays NULL. */
 function toBoolean(v: unknown): unknown {
   return v === null || v === undefined ? v : v === true || v === 1 || v === '1' || v === 'true'
+}
+
+/** Limits on a plan's statement tree: compiled by Tally, never user text, so bounded by the plans' own size. */
+const PLAN_AST_LIMITS = { max_subquery_depth: '2000', max_ast_depth: '20000', max_ast_elements: '5000000', max_expanded_ast_elements: '50000000' }
+
+function firstLine(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err)
+  return m.split('\n')[0]!.replace(/\s*\(version [^)]*\)\s*$/, '').slice(0, 300)
 }
 
 /** ClickHouse's JSON value of a column type as the runners expect it (Dates for times, numbers). */

@@ -46,6 +46,7 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'bits_any':
     case 'property_filter':
     case 'action':
+    case 'matches':
       return true
     case 'case':
       return allBooleanOrNull([...e.when.map(([, v]) => v), e.else], of)
@@ -68,6 +69,9 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'bits_shift_right':
     case 'concat':
     case 'to_text':
+    case 'lower':
+    case 'regex_extract':
+    case 'lookup':
       return false
     default:
       return assertNever(e)
