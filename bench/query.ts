@@ -3,6 +3,9 @@
 // wall and CPU time of each query (best and median of BENCH_RUNS runs after one warm-up), computed
 // through the same query service the HTTP route uses. BENCH_EVENTS / BENCH_PERSONS scale the data;
 // BENCH_REUSE=<file.duckdb> times an existing file (made by a previous run with BENCH_KEEP=1) instead.
+// The same rows are then copied into a ClickHouse server of the bench's own (bench/query-clickhouse.ts)
+// and every query runs there too, printed side by side, with the server's own CPU apart from Node's;
+// BENCH_CLICKHOUSE=0 skips it. A query an engine refuses (400) prints the refusal.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -14,6 +17,9 @@ import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { loadConfig } from '../src/config/load-config.ts'
 import { fillMaterializedSql } from '../src/storage/duckdb/materialized-properties.ts'
 import { createDuckDbQueryEngine } from '../src/storage/duckdb/duckdb-query-engine.ts'
+import type { QueryEngine } from '../src/modules/query/query-engine.ts'
+import { AppError } from '../src/shared/errors.ts'
+import { loadClickHouse, type BenchClickHouse } from './query-clickhouse.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000)
@@ -60,7 +66,7 @@ async function main() {
   try {
     const reuse = process.env.BENCH_REUSE
     const duck = await openDuckDb(reuse ?? path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
-    let t0 = performance.now()
+    const t0 = performance.now()
     if (!reuse) {
       await duck.connection.run(GENERATE)
       // As the event store would have: the materialized property columns.
@@ -73,30 +79,48 @@ async function main() {
     const memoryLimit = loadConfig({}, process.env).storage.duckdbMemoryLimit
     await duck.connection.run(`SET memory_limit = '${memoryLimit}'`)
     console.log(`DuckDB memory_limit ${memoryLimit}`)
-    const engine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 })
     const project = { id: 1, timezone: 'UTC' } as Project
-    const queries = createQueryService({
+    const serviceOf = (engine: QueryEngine) => createQueryService({
       engine,
       lookups: { action: async () => null, cohort: async () => null, groupValues: async () => [], persons: async () => [], groups: async () => [] },
       limits: { concurrency: 1, perProject: 1, perUser: 1, ratePerUser: 0, timeoutMs: 600_000, maxRows: 1_000_000 },
       kinds: QUERY_KINDS,
     })
-    console.log(`\n| query | wall best (s) | wall median (s) | CPU median (s) | target (s) |\n|---|---|---|---|---|`)
-    for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
-      await queries.run(project, query)
+    const duckQueries = serviceOf(createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 }))
+    let clickhouse: BenchClickHouse | null = null
+    if (process.env.BENCH_CLICKHOUSE !== '0') clickhouse = await loadClickHouse(duck.connection, path.join(dir, 'clickhouse'), loadConfig({}, process.env).query.threads)
+    const chQueries = clickhouse ? serviceOf(clickhouse.engine) : null
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    /** Median wall, Node CPU and server CPU (ClickHouse's process) of RUNS runs after a warm-up; the refusal's text when refused. */
+    async function time(queries: ReturnType<typeof serviceOf>, query: object, serverCpu?: () => number): Promise<string[]> {
+      try {
+        await queries.run(project, query)
+      } catch (err) {
+        if (err instanceof AppError) return [`refused: ${err.message.slice(0, 60)}`, '', '']
+        throw err
+      }
       const walls: number[] = []
       const cpus: number[] = []
+      const servers: number[] = []
       for (let r = 0; r < RUNS; r++) {
         const cpu = process.cpuUsage()
-        t0 = performance.now()
+        const server = serverCpu?.() ?? 0
+        const t0 = performance.now()
         await queries.run(project, query)
         walls.push((performance.now() - t0) / 1000)
         const used = process.cpuUsage(cpu)
         cpus.push((used.user + used.system) / 1e6)
+        servers.push((serverCpu?.() ?? 0) - server)
       }
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-      console.log(`| ${name} | ${Math.min(...walls).toFixed(3)} | ${median(walls).toFixed(3)} | ${median(cpus).toFixed(3)} | ${target} |`)
+      return [median(walls).toFixed(3), median(cpus).toFixed(3), serverCpu ? median(servers).toFixed(2) : '']
     }
+    console.log(`\n| query | DuckDB wall median (s) | DuckDB CPU (s) | ClickHouse wall median (s) | Node CPU (s) | ClickHouse server CPU (s) | target (s) |\n|---|---|---|---|---|---|---|`)
+    for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
+      const duckCells = await time(duckQueries, query)
+      const chCells = chQueries ? await time(chQueries, query, clickhouse!.serverCpu) : ['not run', '', '']
+      console.log(`| ${name} | ${duckCells[0]} | ${duckCells[1]} | ${chCells.join(' | ')} | ${target} |`)
+    }
+    await clickhouse?.close()
     await duck.close()
   } finally {
     if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true })

@@ -103,6 +103,7 @@ export async function createAdapters(
       const ch = await openClickHouseStores(config.storage.clickhouseUrl, MIGRATIONS.clickhouse, {
         dedupWindow: config.storage.dedupWindowEvents,
         queryConcurrency: config.query?.concurrency ?? 4,
+        queryThreads: config.query?.threads,
       })
       const queue = await openQueueUnless(parts.queue === false, config, parts.logger).catch(async (err: unknown) => {
         await ch.close()

@@ -43,7 +43,7 @@ export interface ClickHouseStores {
 export async function openClickHouseStores(
   url: string,
   migrationsDir: string,
-  opts: { dedupWindow?: number; queryConcurrency: number },
+  opts: { dedupWindow?: number; queryConcurrency: number; queryThreads?: number },
 ): Promise<ClickHouseStores> {
   const ch = await openClickHouse(url, migrationsDir, { maxConnections: opts.queryConcurrency + 6 })
   const events = await createClickHouseEventStore(ch, { dedupWindow: opts.dedupWindow })
@@ -56,7 +56,7 @@ export async function openClickHouseStores(
       personOverrides: createClickHousePersonOverrideStore(ch),
       personEvents: createClickHousePersonEventStore(ch),
       actionEvents: createClickHouseActionReads(ch),
-      queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency }),
+      queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency, threads: opts.queryThreads }),
       eventRetention: createClickHouseEventRetention(ch),
     },
     ping: () => ch.ping(),

@@ -1,0 +1,95 @@
+// ClickHouse beside DuckDB for `npm run bench:query`: a clickhouse-server of the bench's own (loopback,
+// random ports, a data dir under the temp dir), loaded with the very rows of the DuckDB file through
+// Tally's ClickHouse event store (which fills the property arrays and materialized columns as ingestion
+// does), and its own CPU read from /proc, so the server's work is counted apart from Node's.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import net from 'node:net'
+import path from 'node:path'
+import type { DuckDBConnection } from '@duckdb/node-api'
+import { MIGRATIONS } from '../src/app/create-adapters.ts'
+import type { StoredEvent } from '../src/ingestion/event-store.ts'
+import type { QueryEngine } from '../src/modules/query/query-engine.ts'
+import { createClickHouseEventStore } from '../src/storage/clickhouse/clickhouse-event-store.ts'
+import { createClickHouseQueryEngine } from '../src/storage/clickhouse/clickhouse-query-engine.ts'
+import { openClickHouse } from '../src/storage/clickhouse/open-clickhouse.ts'
+
+const BINARY = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server'].find((p) => existsSync(p))
+const PAGE = 20_000
+const TICKS = 100 // USER_HZ
+
+export interface BenchClickHouse {
+  engine: QueryEngine
+  /** CPU seconds the server process has used so far (user + system). */
+  serverCpu(): number
+  close(): Promise<void>
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+async function startServer(dir: string): Promise<{ url: string; proc: ChildProcess }> {
+  if (!BINARY) throw new Error('clickhouse-server is not installed')
+  const [http, tcp] = [await freePort(), await freePort()]
+  await mkdir(dir, { recursive: true })
+  await writeFile(path.join(dir, 'config.xml'), `<?xml version="1.0"?><yandex><logger><level>warning</level><console>1</console></logger>
+<listen_host>127.0.0.1</listen_host><http_port>${http}</http_port><tcp_port>${tcp}</tcp_port><path>${dir}/data/</path><tmp_path>${dir}/data/tmp/</tmp_path>
+<user_files_path>${dir}/data/user_files/</user_files_path><format_schema_path>${dir}/data/format_schemas/</format_schema_path><mark_cache_size>5368709</mark_cache_size>
+<users_config>users.xml</users_config><default_profile>default</default_profile><default_database>default</default_database><timezone>UTC</timezone></yandex>`)
+  await writeFile(path.join(dir, 'users.xml'), `<?xml version="1.0"?><yandex><profiles><default></default></profiles><users><default><password></password>
+<networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users><quotas><default></default></quotas></yandex>`)
+  const proc = spawn(BINARY, [`--config-file=${path.join(dir, 'config.xml')}`], { stdio: ['ignore', 'ignore', 'inherit'] })
+  for (let i = 0; i < 400; i++) {
+    if (await fetch(`http://127.0.0.1:${http}/ping`).then((r) => r.ok, () => false)) return { url: `http://default:@127.0.0.1:${http}`, proc }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  proc.kill('SIGKILL')
+  throw new Error('clickhouse-server did not start')
+}
+
+/** Starts a server under `dir`, copies every event of the DuckDB connection into it, and returns its query engine. */
+export async function loadClickHouse(duck: DuckDBConnection, dir: string, threads: number): Promise<BenchClickHouse> {
+  const { url, proc } = await startServer(dir)
+  const ch = await openClickHouse(`${url}/bench`, MIGRATIONS.clickhouse)
+  const store = await createClickHouseEventStore(ch, { dedupWindow: PAGE })
+  const t0 = performance.now()
+  let copied = 0
+  for (let page = 0; ; page++) {
+    const reader = await duck.runAndReadAll(`SELECT CAST(uuid AS VARCHAR) AS uuid, project_id, event, distinct_id, properties, elements_chain, epoch_ms(timestamp) AS ts,
+      epoch_ms(created_at) AS created, CAST(person_id AS VARCHAR) AS person_id, person_properties FROM events ORDER BY timestamp, uuid LIMIT ${PAGE} OFFSET ${page * PAGE}`)
+    const rows = reader.getRowObjects()
+    if (rows.length === 0) break
+    const events: StoredEvent[] = rows.map((r) => ({
+      uuid: String(r.uuid), projectId: Number(r.project_id), event: String(r.event), distinctId: String(r.distinct_id), properties: String(r.properties),
+      elementsChain: String(r.elements_chain ?? ''), timestamp: new Date(Number(r.ts)), createdAt: new Date(Number(r.created)),
+      personId: r.person_id === null ? null : String(r.person_id), personProperties: r.person_properties === null ? null : String(r.person_properties),
+    }))
+    await store.insertBatch(events)
+    copied += events.length
+  }
+  await store.close()
+  console.log(`ClickHouse: copied ${copied.toLocaleString()} events through the event store in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  const serverCpu = () => {
+    const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / TICKS
+  }
+  return {
+    engine: createClickHouseQueryEngine(ch, { concurrency: 1, threads }),
+    serverCpu,
+    async close() {
+      await ch.close()
+      const exited = new Promise((r) => proc.once('exit', r))
+      proc.kill('SIGTERM')
+      await exited
+    },
+  }
+}
