@@ -22,6 +22,8 @@ export interface ProjectSettingsInput {
   slackIncomingWebhook?: string | null
   /** null keeps events forever. */
   eventRetentionDays?: number | null
+  /** Replaces the test-account filters (already checked). */
+  testAccountFilters?: readonly Record<string, unknown>[]
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */

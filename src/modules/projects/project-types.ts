@@ -34,6 +34,8 @@ export interface Project {
   slackIncomingWebhook: string | null
   /** Days of events kept (`event_retention_days`); null: forever. */
   eventRetentionDays: number | null
+  /** PostHog's `test_account_filters`: property filters (event, person) that `filterTestAccounts` applies to queries. */
+  testAccountFilters: readonly Record<string, unknown>[]
   createdAt: Date
   updatedAt: Date
   /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */
