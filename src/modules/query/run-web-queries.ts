@@ -7,6 +7,8 @@ import { sessionFilterExpr, splitSessionFilters } from '../../domain/web/session
 import { readWebQueryBase, readWebStatsTableQuery, type WebQueryBase } from '../../domain/web/web-query.ts'
 import { num, overviewResults, rangeStrings, shapeStatsTable, type StatsRow } from '../../domain/web/web-results.ts'
 import { validationError } from '../../shared/errors.ts'
+import { readNode } from '../../domain/query/query-fields.ts'
+import { runTrendsQuery } from './run-trends-query.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, resolveRange } from './query-helpers.ts'
 
@@ -67,4 +69,20 @@ export async function runWebStatsTableQuery(ctx: QueryContext, node: QueryNode):
     return row
   })
   return { ...shapeStatsTable(stats, q, q.includeBounceRate), usedPreAggregatedTables: false }
+}
+
+/**
+ * `WebVitalsQuery`: PostHog runs its `source` (a TrendsQuery of `$web_vitals` events, one series per
+ * metric and percentile: `math: 'p75'`, `math_property: '$web_vitals_LCP_value'`) as a trends query,
+ * with the web page's filters (`properties`, `filterTestAccounts`) added to the source's.
+ */
+export async function runWebVitalsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
+  const source = readNode(node.source, 'query.source')
+  if (source.kind !== 'TrendsQuery') throw validationError('query.source.kind', 'A WebVitalsQuery\'s source is a TrendsQuery.', 'invalid_choice')
+  const base = readWebQueryBase(node)
+  const testAccounts = base.filterTestAccounts || source.filterTestAccounts === true ? ctx.project.testAccountFilters : []
+  const extra = [...(base.properties as unknown[]), ...testAccounts]
+  const own = source.properties
+  const properties = own === undefined || own === null ? extra : Array.isArray(own) ? [...own, ...extra] : extra.length ? { type: 'AND', values: [own, { type: 'AND', values: extra }] } : own
+  return runTrendsQuery(ctx, { ...source, properties })
 }
