@@ -1,8 +1,11 @@
 // npm run bench:query — the query API's kinds over 10M events of 300k persons in 30 days, generated
-// with SQL range() straight into a fresh DuckDB file (not through capture). Not a test: it prints
+// with SQL straight into the store (bench/query-data.ts, not through capture). Not a test: it prints
 // wall and CPU time of each query (best and median of BENCH_RUNS runs after one warm-up), computed
 // through the same query service the HTTP route uses. BENCH_EVENTS / BENCH_PERSONS scale the data;
 // BENCH_REUSE=<file.duckdb> times an existing file (made by a previous run with BENCH_KEEP=1) instead.
+// BENCH_ENGINE=clickhouse times ClickHouse instead (BENCH_CLICKHOUSE_URL, default a fresh database on
+// TEST_CLICKHOUSE_URL's server, dropped after unless BENCH_KEEP; BENCH_REUSE=<database> reuses one).
+// The CPU column is this process's (for ClickHouse, the server's work is not in it: see its wall time).
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -14,28 +17,20 @@ import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { loadConfig } from '../src/config/load-config.ts'
 import { fillMaterializedSql } from '../src/storage/duckdb/materialized-properties.ts'
 import { createDuckDbQueryEngine } from '../src/storage/duckdb/duckdb-query-engine.ts'
+import { createClickHouseQueryEngine } from '../src/storage/clickhouse/clickhouse-query-engine.ts'
+import { openClickHouse, splitUrl } from '../src/storage/clickhouse/open-clickhouse.ts'
+import type { QueryEngine } from '../src/modules/query/query-engine.ts'
+import { clickHouseGenerateSql, duckDbGenerateSql } from './query-data.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const DAYS = 30
 
-/** Events of one project: 60% $pageview, 25% signup, 15% purchase; 50 browsers; persons evenly over the month. */
-const GENERATE = `
-INSERT INTO events (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties)
-SELECT
-  uuid(), 1,
-  CASE WHEN i % 20 < 12 THEN '$pageview' WHEN i % 20 < 17 THEN 'signup' ELSE 'purchase' END,
-  'user-' || p,
-  json_object('$browser', 'browser-' || (hash(i) % 50), '$current_url', 'https://example.com/' || (i % 200), 'amount', i % 100),
-  '',
-  TIMESTAMPTZ '2024-06-01 00:00:00+00' + to_seconds(CAST(i * ${DAYS * 86_400} // ${EVENTS} AS BIGINT)),
-  TIMESTAMPTZ '2024-06-01 00:00:00+00',
-  CAST(md5('person-' || p) AS UUID),
-  json_object('plan', CASE WHEN p % 5 = 0 THEN 'pro' ELSE 'free' END)
-FROM (SELECT i, hash(i * 7919) % ${PERSONS} AS p FROM range(${EVENTS}) t(i))`
-
 const dateRange = { date_from: '2024-06-01', date_to: '2024-06-30' }
+const ENGINE = process.env.BENCH_ENGINE === 'clickhouse' ? 'clickhouse' : 'duckdb'
+const SHAPE = { events: EVENTS, persons: PERSONS, days: DAYS }
+const webRange = { date_from: '2024-06-24', date_to: '2024-06-30' }
 const trends = (series: object, extra: object = {}) => ({ kind: 'TrendsQuery', interval: 'day', dateRange, series: [series], ...extra })
 
 /** The queries timed, by name; other kinds (funnels, retention, HogQL) add theirs here. */
@@ -53,42 +48,78 @@ export const BENCH_QUERIES: Record<string, { query: object; target: number }> = 
     target: 1,
   },
   'HogQL count grouped by event': { query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY count() DESC' }, target: 0.3 },
+  // Web analytics (docs/web-analytics.md): sessions of the last 7 days computed from the events.
+  'web overview (7 days, compare)': { query: { kind: 'WebOverviewQuery', dateRange: webRange, properties: [], compareFilter: { compare: true } }, target: 1 },
+  'web pages table (7 days, bounce rate)': { query: { kind: 'WebStatsTableQuery', breakdownBy: 'Page', dateRange: webRange, properties: [], includeBounceRate: true, limit: 10 }, target: 1 },
+  'web channel table (7 days)': { query: { kind: 'WebStatsTableQuery', breakdownBy: 'InitialChannelType', dateRange: webRange, properties: [], limit: 10 }, target: 1 },
+}
+
+/** A fresh (or reused) DuckDB file holding the data, as a query engine. */
+async function openDuckDbEngine(dir: string): Promise<{ engine: QueryEngine; close(): Promise<void> }> {
+  const reuse = process.env.BENCH_REUSE
+  const duck = await openDuckDb(reuse ?? path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
+  const t0 = performance.now()
+  if (!reuse) {
+    await duck.connection.run(duckDbGenerateSql(SHAPE))
+    // As the event store would have: the materialized property columns.
+    await duck.connection.run(fillMaterializedSql())
+    await duck.connection.run('CHECKPOINT')
+    console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    if (process.env.BENCH_KEEP) console.log(`kept in ${path.join(dir, 'events.duckdb')}`)
+  }
+  // The queries run under the memory limit Tally gives DuckDB (TALLY_DUCKDB_MEMORY_LIMIT); the load above did not.
+  const memoryLimit = loadConfig({}, process.env).storage.duckdbMemoryLimit
+  await duck.connection.run(`SET memory_limit = '${memoryLimit}'`)
+  console.log(`DuckDB memory_limit ${memoryLimit}`)
+  return { engine: createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 }), close: () => duck.close() }
+}
+
+/** A fresh (or reused, BENCH_REUSE=<database>) ClickHouse database holding the data, as a query engine. */
+async function openClickHouseEngine(): Promise<{ engine: QueryEngine; close(): Promise<void> }> {
+  const server = process.env.BENCH_CLICKHOUSE_URL ?? process.env.TEST_CLICKHOUSE_URL ?? 'http://127.0.0.1:8123'
+  const database = process.env.BENCH_REUSE ?? `tally_bench_${Date.now()}`
+  const ch = await openClickHouse(`${splitUrl(server).base}/${database}`, MIGRATIONS.clickhouse)
+  if (!process.env.BENCH_REUSE) {
+    const t0 = performance.now()
+    await ch.exec(clickHouseGenerateSql(SHAPE))
+    await ch.exec('OPTIMIZE TABLE events FINAL')
+    console.log(`loaded ${EVENTS.toLocaleString()} events into ClickHouse database ${database} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  }
+  return {
+    engine: createClickHouseQueryEngine(ch, { concurrency: 1 }),
+    async close() {
+      if (!process.env.BENCH_KEEP && !process.env.BENCH_REUSE) await ch.exec(`DROP DATABASE IF EXISTS ${database}`)
+      await ch.close()
+    },
+  }
 }
 
 async function main() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-query-'))
   try {
-    const reuse = process.env.BENCH_REUSE
-    const duck = await openDuckDb(reuse ?? path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
-    let t0 = performance.now()
-    if (!reuse) {
-      await duck.connection.run(GENERATE)
-      // As the event store would have: the materialized property columns.
-      await duck.connection.run(fillMaterializedSql())
-      await duck.connection.run('CHECKPOINT')
-      console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-      if (process.env.BENCH_KEEP) console.log(`kept in ${path.join(dir, 'events.duckdb')}`)
-    }
-    // The queries run under the memory limit Tally gives DuckDB (TALLY_DUCKDB_MEMORY_LIMIT); the load above did not.
-    const memoryLimit = loadConfig({}, process.env).storage.duckdbMemoryLimit
-    await duck.connection.run(`SET memory_limit = '${memoryLimit}'`)
-    console.log(`DuckDB memory_limit ${memoryLimit}`)
-    const engine = createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 })
-    const project = { id: 1, timezone: 'UTC' } as Project
+    const opened = ENGINE === 'clickhouse' ? await openClickHouseEngine() : await openDuckDbEngine(dir)
+    const project = { id: 1, timezone: 'UTC', testAccountFilters: [] } as unknown as Project
     const queries = createQueryService({
-      engine,
+      engine: opened.engine,
       lookups: { action: async () => null, cohort: async () => null, groupValues: async () => [], persons: async () => [], groups: async () => [] },
       limits: { concurrency: 1, perProject: 1, perUser: 1, ratePerUser: 0, timeoutMs: 600_000, maxRows: 1_000_000 },
       kinds: QUERY_KINDS,
     })
-    console.log(`\n| query | wall best (s) | wall median (s) | CPU median (s) | target (s) |\n|---|---|---|---|---|`)
+    const only = process.env.BENCH_ONLY
+    console.log(`\n${ENGINE}\n\n| query | wall best (s) | wall median (s) | CPU median (s) | target (s) |\n|---|---|---|---|---|`)
     for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
-      await queries.run(project, query)
+      if (only && !name.includes(only)) continue
+      try {
+        await queries.run(project, query)
+      } catch (err) {
+        console.log(`| ${name} | refused: ${(err as Error).message.slice(0, 80)} | | | ${target} |`)
+        continue
+      }
       const walls: number[] = []
       const cpus: number[] = []
       for (let r = 0; r < RUNS; r++) {
         const cpu = process.cpuUsage()
-        t0 = performance.now()
+        const t0 = performance.now()
         await queries.run(project, query)
         walls.push((performance.now() - t0) / 1000)
         const used = process.cpuUsage(cpu)
@@ -97,7 +128,7 @@ async function main() {
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
       console.log(`| ${name} | ${Math.min(...walls).toFixed(3)} | ${median(walls).toFixed(3)} | ${median(cpus).toFixed(3)} | ${target} |`)
     }
-    await duck.close()
+    await opened.close()
   } finally {
     if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true })
   }

@@ -20,6 +20,14 @@ export type Expr =
   | { op: 'property'; source: 'event' | 'person'; key: string }
   /** The raw JSON of the event's `properties` or its person's. */
   | { op: 'properties'; source: 'event' | 'person' }
+  /**
+   * The event's properties as one value that aggregates carry (`arg_min`/`arg_max`: the bag of the
+   * first or last event) and `bundle_property` reads keys of afterwards, so a session's entry
+   * properties cost one pass over its events, not one extraction per key and event.
+   */
+  | { op: 'property_bundle' }
+  /** A property of a `property_bundle` value, as `property` gives it (text; NULL when absent or JSON null). */
+  | { op: 'bundle_property'; arg: Expr; key: string }
   /** The event's person after merges (persons on events + the override table). */
   | { op: 'person_id' }
   /** The greatest whole number not above a number (a BIGINT). */

@@ -143,6 +143,11 @@ function compileExpr(e: Expr, s: Scope): string {
     case 'properties':
       eventsOnly(s, e.op)
       return d.properties(e.source)
+    case 'property_bundle':
+      eventsOnly(s, e.op)
+      return d.propertyBundle
+    case 'bundle_property':
+      return d.bundleProperty(x(e.arg), e.key, params)
     case 'person_id':
       eventsOnly(s, e.op)
       s.needs.person = true
