@@ -44,7 +44,7 @@ export function clickHouseGenerateSql({ events, persons, days }: BenchShape): st
   return `
 INSERT INTO events (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, timestamp_ms, created_at, created_at_ms,
   person_id, person_properties, prop_keys, prop_values, prop_null_keys, person_prop_keys, person_prop_values, person_prop_null_keys,
-  mat_current_url, mat_pathname, mat_browser, mat_referring_domain, mat_nonstring)
+  mat_current_url, mat_pathname, mat_browser, mat_referring_domain, mat_session_id, mat_nonstring)
 SELECT
   generateUUIDv4(), 1, ev, concat('user-', toString(p)),
   concat('{"$browser":"', browser, '","$current_url":"', url, '","$pathname":"', path, '","$session_id":"', sid, '","$referring_domain":"', ref, '"',
@@ -54,7 +54,7 @@ SELECT
   arrayConcat(['$browser', '$current_url', '$pathname', '$session_id', '$referring_domain'], if(has_utm, ['utm_source', 'utm_medium', 'utm_campaign'], emptyArrayString()), ['amount']),
   arrayConcat([browser, url, path, sid, ref], if(has_utm, [us, um, uc], emptyArrayString()), [toString(i % 100)]),
   emptyArrayString(), ['plan'], [plan], emptyArrayString(),
-  url, path, browser, ref, 0
+  url, path, browser, ref, sid, 0
 FROM (
   SELECT i, s, p,
     multiIf(i % 20 < 12, '$pageview', i % 20 < 17, 'signup', 'purchase') AS ev,

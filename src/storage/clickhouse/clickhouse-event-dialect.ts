@@ -4,7 +4,7 @@ import type { ElementField, ElementRef, EventDialect, PropertySource, ValueSourc
 import { ATTRIBUTE_PATTERN, POSITION_PATTERN, SPLIT_CHAIN_PATTERN, SPLIT_CLASS_PATTERN } from '../../domain/actions/parse-elements-chain.ts'
 import type { SqlParams } from '../event-sql/sql-params.ts'
 import type { ValueSqlDialect } from '../sql/value-sql-dialect.ts'
-import { MATERIALIZED_PROPERTIES, materializedColumn } from '../duckdb/materialized-properties.ts'
+import { materializedColumn, nonStringBit } from '../duckdb/materialized-properties.ts'
 import { toDuckDbRegex } from '../duckdb/duckdb-event-dialect.ts'
 import { currentOverridesSql } from './clickhouse-person-override-store.ts'
 import { numberLiteral, stringLiteral } from './clickhouse-literals.ts'
@@ -113,8 +113,8 @@ export const clickHouseEventDialect: EventDialect = {
   },
   stringProperty(key) {
     const column = materializedColumn(key, 'e')
-    if (!column) return arrays('event').value(key)
-    const bit = 2 ** [...MATERIALIZED_PROPERTIES.keys()].indexOf(key)
+    if (!column || nonStringBit(key) < 0) return arrays('event').value(key)
+    const bit = 2 ** nonStringBit(key)
     return `if(bitAnd(e.mat_nonstring, ${bit}) = 0, ${column}, NULL)`
   },
   bucket(interval, offsets, ts) {
