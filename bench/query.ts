@@ -1,5 +1,5 @@
 // npm run bench:query — the query API's kinds over 10M events of 300k persons in 30 days, generated
-// with SQL range() straight into a fresh DuckDB file (not through capture). Not a test: it prints
+// with SQL range() straight into a fresh DuckDB file (bench/query-data.ts; not through capture). Not a test: it prints
 // wall and CPU time of each query (best and median of BENCH_RUNS runs after one warm-up), computed
 // through the same query service the HTTP route uses. BENCH_EVENTS / BENCH_PERSONS scale the data;
 // BENCH_REUSE=<file.duckdb> times an existing file (made by a previous run with BENCH_KEEP=1) instead.
@@ -20,28 +20,15 @@ import { createDuckDbQueryEngine } from '../src/storage/duckdb/duckdb-query-engi
 import type { QueryEngine } from '../src/modules/query/query-engine.ts'
 import { AppError } from '../src/shared/errors.ts'
 import { loadClickHouse, type BenchClickHouse } from './query-clickhouse.ts'
+import { duckDbGenerateSql } from './query-data.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const DAYS = 30
 
-/** Events of one project: 60% $pageview, 25% signup, 15% purchase; 50 browsers; persons evenly over the month. */
-const GENERATE = `
-INSERT INTO events (uuid, project_id, event, distinct_id, properties, elements_chain, timestamp, created_at, person_id, person_properties)
-SELECT
-  uuid(), 1,
-  CASE WHEN i % 20 < 12 THEN '$pageview' WHEN i % 20 < 17 THEN 'signup' ELSE 'purchase' END,
-  'user-' || p,
-  json_object('$browser', 'browser-' || (hash(i) % 50), '$current_url', 'https://example.com/' || (i % 200), 'amount', i % 100),
-  '',
-  TIMESTAMPTZ '2024-06-01 00:00:00+00' + to_seconds(CAST(i * ${DAYS * 86_400} // ${EVENTS} AS BIGINT)),
-  TIMESTAMPTZ '2024-06-01 00:00:00+00',
-  CAST(md5('person-' || p) AS UUID),
-  json_object('plan', CASE WHEN p % 5 = 0 THEN 'pro' ELSE 'free' END)
-FROM (SELECT i, hash(i * 7919) % ${PERSONS} AS p FROM range(${EVENTS}) t(i))`
-
 const dateRange = { date_from: '2024-06-01', date_to: '2024-06-30' }
+const webRange = { date_from: '2024-06-24', date_to: '2024-06-30' }
 const trends = (series: object, extra: object = {}) => ({ kind: 'TrendsQuery', interval: 'day', dateRange, series: [series], ...extra })
 
 /** The queries timed, by name; other kinds (funnels, retention, HogQL) add theirs here. */
@@ -59,6 +46,10 @@ export const BENCH_QUERIES: Record<string, { query: object; target: number }> = 
     target: 1,
   },
   'HogQL count grouped by event': { query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY count() DESC' }, target: 0.3 },
+  // Web analytics (docs/web-analytics.md): sessions of the last 7 days computed from the events.
+  'web overview (7 days, compare)': { query: { kind: 'WebOverviewQuery', dateRange: webRange, properties: [], compareFilter: { compare: true } }, target: 1 },
+  'web pages table (7 days, bounce rate)': { query: { kind: 'WebStatsTableQuery', breakdownBy: 'Page', dateRange: webRange, properties: [], includeBounceRate: true, limit: 10 }, target: 1 },
+  'web channel table (7 days)': { query: { kind: 'WebStatsTableQuery', breakdownBy: 'InitialChannelType', dateRange: webRange, properties: [], limit: 10 }, target: 1 },
 }
 
 async function main() {
@@ -68,7 +59,7 @@ async function main() {
     const duck = await openDuckDb(reuse ?? path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
     const t0 = performance.now()
     if (!reuse) {
-      await duck.connection.run(GENERATE)
+      await duck.connection.run(duckDbGenerateSql({ events: EVENTS, persons: PERSONS, days: DAYS }))
       // As the event store would have: the materialized property columns.
       await duck.connection.run(fillMaterializedSql())
       await duck.connection.run('CHECKPOINT')
@@ -79,7 +70,7 @@ async function main() {
     const memoryLimit = loadConfig({}, process.env).storage.duckdbMemoryLimit
     await duck.connection.run(`SET memory_limit = '${memoryLimit}'`)
     console.log(`DuckDB memory_limit ${memoryLimit}`)
-    const project = { id: 1, timezone: 'UTC' } as Project
+    const project = { id: 1, timezone: 'UTC', testAccountFilters: [], pathCleaningFilters: [] } as unknown as Project
     const serviceOf = (engine: QueryEngine) => createQueryService({
       engine,
       lookups: { action: async () => null, cohort: async () => null, groupValues: async () => [], persons: async () => [], groups: async () => [] },

@@ -20,6 +20,14 @@ export type Expr =
   | { op: 'property'; source: 'event' | 'person'; key: string }
   /** The raw JSON of the event's `properties` or its person's. */
   | { op: 'properties'; source: 'event' | 'person' }
+  /**
+   * The event's properties as one value that aggregates carry (`arg_min`/`arg_max`: the bag of the
+   * first or last event) and `bundle_property` reads keys of afterwards, so a session's entry
+   * properties cost one pass over its events, not one extraction per key and event.
+   */
+  | { op: 'property_bundle' }
+  /** A property of a `property_bundle` value, as `property` gives it (text; NULL when absent or JSON null). */
+  | { op: 'bundle_property'; arg: Expr; key: string }
   /** The event's person after merges (persons on events + the override table). */
   | { op: 'person_id' }
   /** The greatest whole number not above a number (a BIGINT). */
@@ -74,6 +82,12 @@ export type Expr =
   | { op: 'window'; fn: 'lag' | 'lead' | 'row_number' | 'dense_rank' | AggregateFn; arg?: Expr; by?: Expr; partitionBy: Expr[]; orderBy: Array<{ expr: Expr; desc?: boolean }>; frame?: WindowFrame }
   /** A property filter with the shared operator semantics (`domain/properties`), on the event or its person. */
   | { op: 'property_filter'; filter: PropertyFilter }
+  /**
+   * A property filter's operator and value applied to a value of the relation (its text; NULL is an
+   * absent key), with the shared operator semantics: filters on columns that are not event or person
+   * properties (a session's `$entry_pathname`, `$channel_type`...). The filter's key is not read.
+   */
+  | { op: 'value_filter'; arg: Expr; filter: PropertyFilter }
   /** Whether the event matches an action (OR over its steps). */
   | { op: 'action'; steps: readonly ActionStepDefinition[] }
   /**

@@ -29,13 +29,13 @@ export const SESSION_SPAN_MS = 24 * 3_600_000
 export const sessionIdExpr: Expr = { op: 'property', source: 'event', key: '$session_id' }
 export const hasSessionId: Expr = { op: 'and', args: [notNull(sessionIdExpr), bin('!=', sessionIdExpr, lit(''))] }
 
-const prop = (key: string): Expr => ({ op: 'property', source: 'event', key })
 const tsMs: Expr = { op: 'epoch_ms', arg: col('timestamp') }
-/** The property's text at the session's first (or last) event, '' when that event has none. */
-const first = (key: string): Expr => ({ op: 'aggregate', fn: 'arg_min', arg: { op: 'coalesce', args: [prop(key), lit('')] }, by: tsMs })
-const last = (key: string): Expr => ({ op: 'aggregate', fn: 'arg_max', arg: { op: 'coalesce', args: [prop(key), lit('')] }, by: tsMs })
 const countOf = (event: string): Expr => ({ op: 'aggregate', fn: 'count', arg: when(bin('=', col('event'), lit(event)), lit(1)) })
-const nullIfEmpty = (name: string): Expr => when(bin('=', col(`raw_${name}`), lit('')), lit(null), col(`raw_${name}`))
+/** A property of the session's first (or last) event; absent and '' are NULL (PostHog's nullIf(…, '')). */
+const fromBag = (bag: 'first_bag' | 'last_bag', key: string): Expr => {
+  const value: Expr = { op: 'bundle_property', arg: col(bag), key }
+  return when(bin('=', value, lit('')), lit(null), value)
+}
 /** The path of a URL (ClickHouse's `path`: after the host, before `?` or `#`), NULL when empty. */
 export const urlPath = (url: Expr): Expr => ({ op: 'regex_extract', arg: url, pattern: '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)' })
 
@@ -76,9 +76,9 @@ export function sessionsPlan(read: { from: Date; to: Date }, opts: { channel?: b
       { alias: 'session_id', expr: sessionIdExpr },
       { alias: 'start_ms', expr: { op: 'aggregate', fn: 'min', arg: tsMs } },
       { alias: 'end_ms', expr: { op: 'aggregate', fn: 'max', arg: tsMs } },
-      // Raw names apart from the final ones: ClickHouse reads `f(x) AS x` as a cyclic alias.
-      ...ENTRY.map(([c, p]) => ({ alias: `raw_${c}`, expr: first(p) })),
-      ...END.map(([c, p]) => ({ alias: `raw_${c}`, expr: last(p) })),
+      // The first and last events' property bags, read per session afterwards (one pass over the events).
+      { alias: 'first_bag', expr: { op: 'aggregate', fn: 'arg_min', arg: { op: 'property_bundle' }, by: tsMs } },
+      { alias: 'last_bag', expr: { op: 'aggregate', fn: 'arg_max', arg: { op: 'property_bundle' }, by: tsMs } },
       { alias: 'pageview_count', expr: countOf('$pageview') },
       { alias: 'autocapture_count', expr: countOf('$autocapture') },
       { alias: 'screen_count', expr: countOf('$screen') },
@@ -100,7 +100,8 @@ export function sessionsPlan(read: { from: Date; to: Date }, opts: { channel?: b
     ...keep(['session_id', 'start_ms', 'end_ms', 'pageview_count', 'autocapture_count', 'screen_count']),
     { alias: 'session_duration', expr: duration },
     { alias: 'is_bounce', expr: isBounce },
-    ...[...ENTRY, ...END].map(([c]) => ({ alias: c, expr: nullIfEmpty(c) })),
+    ...ENTRY.map(([c, key]) => ({ alias: c, expr: fromBag('first_bag', key) })),
+    ...END.map(([c, key]) => ({ alias: c, expr: fromBag('last_bag', key) })),
   ]
   const sessions: Plan = { source: fromPlan(perSession), select: named }
   const withPaths: Plan = {

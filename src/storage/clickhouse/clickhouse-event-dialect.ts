@@ -4,7 +4,7 @@ import type { ElementField, ElementRef, EventDialect, PropertySource, ValueSourc
 import { ATTRIBUTE_PATTERN, POSITION_PATTERN, SPLIT_CHAIN_PATTERN, SPLIT_CLASS_PATTERN } from '../../domain/actions/parse-elements-chain.ts'
 import type { SqlParams } from '../event-sql/sql-params.ts'
 import type { ValueSqlDialect } from '../sql/value-sql-dialect.ts'
-import { MATERIALIZED_PROPERTIES, materializedColumn } from '../duckdb/materialized-properties.ts'
+import { materializedColumn, nonStringBit } from '../duckdb/materialized-properties.ts'
 import { toDuckDbRegex } from '../duckdb/duckdb-event-dialect.ts'
 import { currentOverridesSql } from './clickhouse-person-override-store.ts'
 import { numberLiteral, stringLiteral } from './clickhouse-literals.ts'
@@ -106,14 +106,18 @@ export const clickHouseEventDialect: EventDialect = {
     return column ?? arrays(source).value(key)
   },
   properties: (source) => (source === 'event' ? 'e.properties' : `coalesce(e.person_properties, '{}')`),
+  // The top-level key/value arrays (the same text as property() reads), as one tuple.
+  propertyBundle: 'tuple(e.prop_keys, e.prop_values)',
+  bundleProperty: (bundle, key) =>
+    `if(has(tupleElement(${bundle}, 1), ${stringLiteral(key)}), tupleElement(${bundle}, 2)[indexOf(tupleElement(${bundle}, 1), ${stringLiteral(key)})], NULL)`,
   propertyValue(source, key): ValueSource {
     const a = arrays(source)
     return { present: a.present(key), text: `coalesce(${a.value(key)}, 'null')` }
   },
   stringProperty(key) {
     const column = materializedColumn(key, 'e')
-    if (!column) return arrays('event').value(key)
-    const bit = 2 ** [...MATERIALIZED_PROPERTIES.keys()].indexOf(key)
+    if (!column || nonStringBit(key) < 0) return arrays('event').value(key)
+    const bit = 2 ** nonStringBit(key)
     return `if(bitAnd(e.mat_nonstring, ${bit}) = 0, ${column}, NULL)`
   },
   bucket(interval, offsets, ts) {

@@ -1,6 +1,6 @@
 import type { EventStore, StoredEvent } from '../../ingestion/event-store.ts'
 import { propertiesOf } from '../../ingestion/event-properties.ts'
-import { MATERIALIZED_PROPERTIES } from '../duckdb/materialized-properties.ts'
+import { MATERIALIZED_PROPERTIES, NONSTRING_KEYS } from '../duckdb/materialized-properties.ts'
 import { recentUuids, type RecentUuids } from '../duckdb/recent-uuids.ts'
 import type { ClickHouse } from './open-clickhouse.ts'
 import { intLiteral, uuidLiteral } from './clickhouse-literals.ts'
@@ -127,7 +127,7 @@ export function eventRow(e: StoredEvent): Record<string, unknown> {
   for (const [key, column] of MATERIALIZED_PROPERTIES) {
     const at = keys.indexOf(key)
     row[column] = at < 0 ? null : values[at]
-    if (at >= 0 && !keys.stringValued[at]) nonString |= bit
+    if (at >= 0 && !keys.stringValued[at] && bit < 1 << NONSTRING_KEYS) nonString |= bit
     bit <<= 1
   }
   row.mat_nonstring = nonString

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { test } from 'node:test'
 import { MIGRATIONS } from '../../app/create-adapters.ts'
 import { createDuckDbEventStore } from './duckdb-event-store.ts'
-import { MATERIALIZED_PROPERTIES } from './materialized-properties.ts'
+import { MATERIALIZED_PROPERTIES, NONSTRING_KEYS } from './materialized-properties.ts'
 import { openDuckDb } from './open-duckdb.ts'
 
 // Values a client can send for a materialized key: the column must hold exactly what
@@ -38,7 +38,7 @@ function assertColumns(rows: Map<string, Record<string, unknown>>, expected: Map
       const v = props[key]
       const text = v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v)
       assert.equal(rows.get(uuid)![column], text, `${key} = ${JSON.stringify(v)}`)
-      if (text !== null && typeof v !== 'string') nonString |= 1 << i
+      if (text !== null && typeof v !== 'string' && i < NONSTRING_KEYS) nonString |= 1 << i
     }
     assert.equal(Number(rows.get(uuid)!.mat_nonstring), nonString, `mat_nonstring of ${JSON.stringify(props)}`)
   }
@@ -88,4 +88,24 @@ test('the event store fills the materialized columns with json_extract_string\'s
     assertColumns(await columnsOf(migrated), expected)
     await migrated.close()
   }
+})
+
+test('migration 0010 fills mat_session_id of older rows with the $session_id text', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-mat-sid-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const files = (await readdir(MIGRATIONS.duckdb)).sort()
+  const at = files.findIndex((f) => f.startsWith('0010-'))
+  const older = path.join(dir, 'before-0010')
+  await cp(MIGRATIONS.duckdb, older, { recursive: true, filter: (src) => !files.slice(at).some((f) => src.endsWith(f)) })
+  const file = path.join(dir, 'old.duckdb')
+  const old = await openDuckDb(file, older)
+  const rows: Array<[string, unknown]> = [['0190a5d1-0000-7000-8000-000000000001', 's-1'], ['0190a5d1-0000-7000-8000-000000000002', 42], ['0190a5d1-0000-7000-8000-000000000003', undefined]]
+  for (const [uuid, sid] of rows) {
+    await old.connection.run(`INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, created_at) VALUES ($1::UUID, 1, '$pageview', 'd', $2, now(), now())`, [uuid, JSON.stringify(sid === undefined ? {} : { $session_id: sid })])
+  }
+  await old.close()
+  const migrated = await openDuckDb(file, MIGRATIONS.duckdb)
+  const got = (await migrated.connection.runAndReadAll('SELECT uuid::VARCHAR AS uuid, mat_session_id FROM events ORDER BY uuid')).getRowObjectsJson()
+  assert.deepEqual(got.map((r) => r.mat_session_id), ['s-1', '42', null])
+  await migrated.close()
 })

@@ -19,10 +19,16 @@ export const MATERIALIZED_PROPERTIES: ReadonlyMap<string, string> = new Map([
   ['$device_type', 'mat_device_type'],
   ['$referring_domain', 'mat_referring_domain'],
   ['$lib', 'mat_lib'],
+  // Past the eighth key: no mat_nonstring bit (the column is read as text only, never by url steps).
+  ['$session_id', 'mat_session_id'],
 ])
 
-// mat_nonstring is a UTINYINT: one bit per key, eight keys at most.
-if (MATERIALIZED_PROPERTIES.size > 8) throw new Error('mat_nonstring holds eight keys at most')
+/** mat_nonstring is a UTINYINT: one bit for each of the first eight keys. */
+export const NONSTRING_KEYS = 8
+const nonStringIndex = (key: string): number => {
+  const at = [...MATERIALIZED_PROPERTIES.keys()].indexOf(key)
+  return at >= 0 && at < NONSTRING_KEYS ? at : -1
+}
 
 /** The columns the writer fills, in `materializedValuesSql`'s order: each key's, then `mat_nonstring`. */
 export const MATERIALIZED_COLUMNS: readonly string[] = [...MATERIALIZED_PROPERTIES.values(), 'mat_nonstring']
@@ -51,16 +57,21 @@ export function materializedExtractSql(properties: string): string {
  */
 export function materializedValuesSql(m: string): string[] {
   const keys = [...MATERIALIZED_PROPERTIES.keys()]
-  const nonString = `list_sum(list_transform(${m}.t, lambda t, i: CASE WHEN t NOT IN ('VARCHAR', 'NULL') THEN 1 << (i - 1) ELSE 0 END))`
+  const nonString = `list_sum(list_transform(${m}.t, lambda t, i: CASE WHEN i <= ${NONSTRING_KEYS} AND t NOT IN ('VARCHAR', 'NULL') THEN 1 << (i - 1) ELSE 0 END))`
   return [...keys.map((_, i) => `${m}.v[${i + 1}]`), `CAST(${nonString} AS UTINYINT)`]
 }
 
 /** SQL: the materialized value of `key` when it is a JSON string, else NULL (`alias.` prefixed when given). */
 export function materializedStringSql(key: string, alias?: string): string | undefined {
   const column = materializedColumn(key, alias)
-  if (!column) return undefined
-  const bit = 2 ** [...MATERIALIZED_PROPERTIES.keys()].indexOf(key)
+  if (!column || nonStringIndex(key) < 0) return undefined
+  const bit = 2 ** nonStringIndex(key)
   return `(CASE WHEN (${alias ? `${alias}.` : ''}mat_nonstring & ${bit}) = 0 THEN ${column} END)`
+}
+
+/** The mat_nonstring bit of a key (0-7), or -1 for a key without one. */
+export function nonStringBit(key: string): number {
+  return nonStringIndex(key)
 }
 
 /** The column of `key` on the events table (with `alias.` when given), or undefined when not materialized. */

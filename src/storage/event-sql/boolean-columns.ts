@@ -51,6 +51,7 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'action':
     case 'matches':
     case 'regex_match':
+    case 'value_filter':
       return true
     case 'case':
       return allBooleanOrNull([...e.when.map(([, v]) => v), e.else], of)
@@ -77,6 +78,8 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'regex_extract':
     case 'lookup':
     case 'regex_replace':
+    case 'property_bundle':
+    case 'bundle_property':
       return false
     default:
       return assertNever(e)

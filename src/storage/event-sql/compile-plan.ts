@@ -1,6 +1,7 @@
 import type { Expr, Plan, Source } from '../../domain/query/query-plan.ts'
 import { AppError } from '../../shared/errors.ts'
 import { compileActionSql, stepFilterSql } from './action-sql.ts'
+import { propertyFilterSql } from './property-filter-sql.ts'
 import type { EventDialect, WindowRelationInput } from './event-dialect.ts'
 import type { SqlParams } from './sql-params.ts'
 
@@ -202,6 +203,11 @@ function compileExpr(e: Expr, s: Scope): string {
     case 'properties':
       eventsOnly(s, e.op)
       return d.properties(e.source)
+    case 'property_bundle':
+      eventsOnly(s, e.op)
+      return d.propertyBundle
+    case 'bundle_property':
+      return d.bundleProperty(x(e.arg), e.key, params)
     case 'person_id':
       eventsOnly(s, e.op)
       s.needs.person = true
@@ -278,6 +284,10 @@ function compileExpr(e: Expr, s: Scope): string {
       const r = stepFilterSql(e.filter, d, params)
       if (r.needsElements) s.needs.elements = true
       return r.condition
+    }
+    case 'value_filter': {
+      const value = x(e.arg)
+      return propertyFilterSql(e.filter, { present: `(${value} IS NOT NULL)`, text: d.cast(value, 'text') }, d, params)
     }
     case 'action': {
       eventsOnly(s, e.op)
