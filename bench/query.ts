@@ -46,6 +46,7 @@ export const BENCH_QUERIES: Record<string, { query: object; target: number }> = 
     target: 1,
   },
   'HogQL count grouped by event': { query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY count() DESC' }, target: 0.3 },
+  '5-step paths of $pageview (30 days)': { query: { kind: 'PathsQuery', dateRange, pathsFilter: { includeEventTypes: ['$pageview'], stepLimit: 5 } }, target: 1 },
   // Web analytics (docs/web-analytics.md): sessions of the last 7 days computed from the events.
   'web overview (7 days, compare)': { query: { kind: 'WebOverviewQuery', dateRange: webRange, properties: [], compareFilter: { compare: true } }, target: 1 },
   'web pages table (7 days, bounce rate)': { query: { kind: 'WebStatsTableQuery', breakdownBy: 'Page', dateRange: webRange, properties: [], includeBounceRate: true, limit: 10 }, target: 1 },
