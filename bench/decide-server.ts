@@ -5,7 +5,8 @@
 // person-cache warm-up, waiting for it to finish), and `heavy` (starts or cancels four heavy insight
 // queries: cartesian joins over the events, the issue's saturating member).
 import { readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import Fastify from 'fastify'
@@ -128,7 +129,24 @@ async function startCeiling() {
 
 const started = process.argv[2] === 'ceiling' ? await startCeiling() : await startTally()
 process.send!({ type: 'ready', port: started.port, token: started.token })
-process.on('message', async (msg: { type: string; warm?: boolean; on?: boolean }) => {
+let profiler: Session | null = null
+process.on('message', async (msg: { type: string; warm?: boolean; on?: boolean; file?: string }) => {
+  // A V8 CPU profile of one phase (BENCH_PHASE_PROFILE): started and written on request.
+  if (msg.type === 'profile') {
+    if (msg.file === undefined) {
+      profiler = new Session()
+      profiler.connect()
+      await profiler.post('Profiler.enable')
+      await profiler.post('Profiler.setSamplingInterval', { interval: 100 })
+      await profiler.post('Profiler.start')
+    } else if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop')
+      await writeFile(msg.file, JSON.stringify(profile))
+      profiler.disconnect()
+      profiler = null
+    }
+    process.send!({ type: 'profile' })
+  }
   if (msg.type === 'stats') {
     const cpu = process.cpuUsage()
     process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, mainCpuMicros: mainThreadCpuMicros(), rss: process.memoryUsage().rss, cache: started.cacheStats?.() ?? null })

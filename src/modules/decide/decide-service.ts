@@ -143,7 +143,8 @@ export function createDecideService(deps: {
     }
     const result = evaluateFlags(state.compiled, {
       distinctId: req.distinctId,
-      personProperties: person ? { ...person.properties, ...req.personProperties } : req.personProperties,
+      // One merged bag, with PostHog's `distinct_id` default in it, so the engine need not copy it again.
+      personProperties: { distinct_id: req.distinctId, ...person?.properties, ...req.personProperties },
       groups: req.groups,
       groupProperties: groups ?? req.groupProperties,
       hashKeyOverrides: overrides,
