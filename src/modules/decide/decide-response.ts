@@ -110,8 +110,8 @@ const ascii = (text: string) => Buffer.from(text, 'latin1')
 const TRUE = ascii('true')
 const FALSE = ascii('false')
 
-// Answers are cut from slabs, as Node pools small Buffers: one ArrayBuffer serves many ~10 KB answers.
-const SLAB_BYTES = 1 << 20
+// Answers are cut from slabs, as Node pools small Buffers: one ArrayBuffer of 256 KB serves ~20 answers of ~10 KB (and a slow reader pins at most one slab).
+const SLAB_BYTES = 1 << 18
 let slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
 let slabUsed = 0
 function allocate(length: number): Buffer {
