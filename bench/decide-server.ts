@@ -56,6 +56,8 @@ async function startTally() {
     TALLY_LOG_LEVEL: 'silent',
     // All four heavy queries are admitted (one project, no user): what is measured is their effect.
     TALLY_QUERY_CONCURRENCY_PER_PROJECT: '4',
+    // Passed through so that a run can compare (e.g. TALLY_QUERY_NICE=0 against the default).
+    ...Object.fromEntries(['TALLY_QUERY_NICE', 'TALLY_QUERY_THREADS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   }
   const open = (warm: boolean) => createApp(loadConfig({}, { ...env, TALLY_PERSON_CACHE_WARM: String(warm) }), pino({ level: 'silent' }))
   const seeding = await open(false)
