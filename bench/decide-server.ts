@@ -5,7 +5,8 @@
 // person-cache warm-up, waiting for it to finish), and `heavy` (starts or cancels four heavy insight
 // queries: cartesian joins over the events, the issue's saturating member).
 import { readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import Fastify from 'fastify'
@@ -55,6 +56,8 @@ async function startTally() {
     TALLY_LOG_LEVEL: 'silent',
     // All four heavy queries are admitted (one project, no user): what is measured is their effect.
     TALLY_QUERY_CONCURRENCY_PER_PROJECT: '4',
+    // Passed through so that a run can compare (e.g. TALLY_QUERY_NICE=0 against the default).
+    ...Object.fromEntries(['TALLY_QUERY_NICE', 'TALLY_QUERY_THREADS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   }
   const open = (warm: boolean) => createApp(loadConfig({}, { ...env, TALLY_PERSON_CACHE_WARM: String(warm) }), pino({ level: 'silent' }))
   const seeding = await open(false)
@@ -128,7 +131,24 @@ async function startCeiling() {
 
 const started = process.argv[2] === 'ceiling' ? await startCeiling() : await startTally()
 process.send!({ type: 'ready', port: started.port, token: started.token })
-process.on('message', async (msg: { type: string; warm?: boolean; on?: boolean }) => {
+let profiler: Session | null = null
+process.on('message', async (msg: { type: string; warm?: boolean; on?: boolean; file?: string }) => {
+  // A V8 CPU profile of one phase (BENCH_PHASE_PROFILE): started and written on request.
+  if (msg.type === 'profile') {
+    if (msg.file === undefined) {
+      profiler = new Session()
+      profiler.connect()
+      await profiler.post('Profiler.enable')
+      await profiler.post('Profiler.setSamplingInterval', { interval: 100 })
+      await profiler.post('Profiler.start')
+    } else if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop')
+      await writeFile(msg.file, JSON.stringify(profile))
+      profiler.disconnect()
+      profiler = null
+    }
+    process.send!({ type: 'profile' })
+  }
   if (msg.type === 'stats') {
     const cpu = process.cpuUsage()
     process.send!({ type: 'stats', cpuMicros: cpu.user + cpu.system, mainCpuMicros: mainThreadCpuMicros(), rss: process.memoryUsage().rss, cache: started.cacheStats?.() ?? null })

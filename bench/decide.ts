@@ -7,7 +7,8 @@
 // (cartesian joins) compute, and the targets of issue 29 as ratios to the bare route's p99 measured
 // in the same run, with CPU per request (the event loop's own, and the whole process's).
 // BENCH_SECONDS (or the first argument) sets each phase's length (default 10); BENCH_PROFILE=dir
-// writes a CPU profile of the Tally process, BENCH_NODE_ARGS adds node flags to it.
+// writes a CPU profile of the Tally process, BENCH_NODE_ARGS adds node flags to it; BENCH_PHASE_PROFILE=dir
+// writes one V8 CPU profile of the Tally process per paced phase (steady, known, beside).
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
@@ -102,11 +103,20 @@ async function load(server: Child, opts: { connections: number; overallRate?: nu
 
 type Paced = PacedRun & { cpuMicros: number; mainCpuMicros: number }
 
+/** Starts (no file) or stops and writes (file) a CPU profile of the phase in the child. */
+async function profile(server: Child, file?: string): Promise<void> {
+  server.child.send({ type: 'profile', file })
+  await once(server.child, 'message')
+}
+
 /** A steady 1,000 req/s (one request a millisecond, latency from when each was due), with CPU per request. */
-async function paced(server: Child, knownOnly = false): Promise<Paced> {
+async function paced(server: Child, knownOnly = false, phase?: string): Promise<Paced> {
+  const profileDir = phase === undefined ? undefined : process.env.BENCH_PHASE_PROFILE
+  if (profileDir) await profile(server)
   const before = await stats(server.child)
   const run = await pacedLoad({ url: `http://127.0.0.1:${server.port}/flags/?v=2`, rate: 1000, seconds: DURATION, body: () => body(server.token, knownOnly) })
   const after = await stats(server.child)
+  if (profileDir) await profile(server, path.join(profileDir, `${phase}.cpuprofile`))
   if (run.failed > 0) throw new Error(`${run.failed} failed requests at a steady 1,000 req/s`)
   const per = (a: number, b: number) => (a - b) / Math.max(1, run.answered)
   return { ...run, cpuMicros: per(after.cpuMicros, before.cpuMicros), mainCpuMicros: per(after.mainCpuMicros, before.mainCpuMicros) }
@@ -141,10 +151,10 @@ const warmUp = await restart(tally, true)
 console.log(`tally restarted, person cache warm-up: ${warmUp?.entries.toLocaleString('en')} persons in ${warmUp?.ms} ms`)
 await load(tally, { connections: 50 }) // JIT warm-up run, discarded
 const max = await load(tally, { connections: 50 })
-const steady = await paced(tally)
-const steadyKnown = await paced(tally, true)
+const steady = await paced(tally, false, 'steady')
+const steadyKnown = await paced(tally, true, 'known')
 await heavy(tally, true)
-const beside = await paced(tally)
+const beside = await paced(tally, false, 'beside')
 await heavy(tally, false)
 const bursts = await load(tally, { connections: 20, overallRate: 1000 })
 const memory = await stats(tally.child)

@@ -135,6 +135,7 @@ export async function createAdapters(
     writeThreads: config.storage.duckdbWriteThreads,
     idleTrimMs: config.storage.duckdbIdleTrimSeconds * 1000,
     queryThreads: config.query?.threads,
+    threadNice: config.query?.nice,
   })
   const events = await createDuckDbEventStore(duck, {
     stagingDir: path.join(dir, 'events', 'staging'),

@@ -21,7 +21,7 @@ const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'no
 export function createQueries(
   stores: Pick<Stores, 'queryEngine'>,
   deps: { actions: ActionService; cohorts: CohortService; meta: SqlClient },
-  limits: Config['query'] = { concurrency: 4, perProject: 3, perUser: 2, ratePerUser: 240, timeoutMs: 30_000, maxRows: 500_000, threads: 1 },
+  limits: Config['query'] = { concurrency: 4, perProject: 3, perUser: 2, ratePerUser: 240, timeoutMs: 30_000, maxRows: 500_000, threads: 1, nice: 0 },
 ) {
   const persons = createSqlPersonStore(deps.meta)
   const groups = createSqlGroupStore(deps.meta)

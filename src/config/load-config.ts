@@ -80,6 +80,8 @@ export interface Config {
     readonly timeoutMs: number
     readonly maxRows: number
     readonly threads: number
+    /** Nice value of DuckDB's threads (0: as the process): queries yield the cores to capture and flags. */
+    readonly nice: number
   }
   /**
    * Sign-in: failed attempts allowed per client address and per e-mail within the window before 429;
@@ -295,6 +297,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       timeoutMs: int('TALLY_QUERY_TIMEOUT_MS', env.TALLY_QUERY_TIMEOUT_MS, 30_000, 1, 3_600_000),
       maxRows: int('TALLY_QUERY_MAX_ROWS', env.TALLY_QUERY_MAX_ROWS, 500_000, 1),
       threads: int('TALLY_QUERY_THREADS', env.TALLY_QUERY_THREADS, Math.max(1, availableParallelism() - 1), 1, 256),
+      nice: int('TALLY_QUERY_NICE', env.TALLY_QUERY_NICE, 10, 0, 19),
     },
     flags: {
       personCacheEntries: int('TALLY_PERSON_CACHE_SIZE', env.TALLY_PERSON_CACHE_SIZE, 200_000, 0),

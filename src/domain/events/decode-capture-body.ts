@@ -22,6 +22,13 @@ export interface CaptureBodyInput {
    * whose latin1-packed gzip parts hold U+0000 and go to files, not to a database.
    */
   rawStrings?: boolean
+  /**
+   * Runs on the parsed payload (and the form's fields) before the text-cleaning walk, which costs more
+   * than the parse on a body of many keys: a count limit refused here costs the parse and the count
+   * only (issue 29: 168 ms of CPU for one event of 100,000 keys when the walk came first). Throws to
+   * refuse; it must only read the payload.
+   */
+  check?: (payload: unknown, form: Record<string, string>) => void
 }
 
 export interface DecodedCaptureBody {
@@ -79,7 +86,7 @@ export function decodeCaptureBody(input: CaptureBodyInput): DecodedCaptureBody {
   }
   const hint = compressionHint(firstString(query.compression) || form.compression || input.contentEncoding || '')
   const text = decompress(raw, hint, maxBytes)
-  return { payload: parseJson(unwrapBase64(text, maxBytes), !input.rawStrings), form }
+  return { payload: parseJson(unwrapBase64(text, maxBytes), !input.rawStrings, (parsed) => input.check?.(parsed, form)), form }
 }
 
 function firstString(value: unknown): string {
@@ -190,13 +197,14 @@ function tryBase64(text: string): Buffer | null {
   return bytes.length > 0 ? bytes : null
 }
 
-function parseJson(text: string, clean: boolean): unknown {
+function parseJson(text: string, clean: boolean, check: (parsed: unknown) => void): unknown {
   let parsed: unknown
   try {
     parsed = parseLenientJson(text)
   } catch (err) {
     throw new AppError('invalid_payload', `Malformed request data: Invalid JSON: ${(err as Error).message}`)
   }
+  check(parsed)
   const checked = sanitiseParsedJson(parsed, MAX_JSON_DEPTH, clean)
   if (checked === null) {
     throw new AppError('invalid_payload', `Malformed request data: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)

@@ -60,6 +60,22 @@ export interface CompiledFlags {
   /** Group type indexes that some flag reads (sizes the per-evaluation group table). */
   groupTypeNames: ReadonlyMap<number, string>
   usesStaticCohorts: boolean
+  /** Distinct shared filters (the size of an evaluation's `EvalEnv.memo`). */
+  filterSlots: number
+}
+
+/**
+ * Wraps a matcher that depends on the evaluation's env alone so that its result is computed once per
+ * evaluation in `slot` of `env.memo`, however many conditions share it.
+ */
+function memoised(slot: number, match: EnvMatcher): EnvMatcher {
+  return (env) => {
+    const known = env.memo[slot]
+    if (known !== 0) return known === 1
+    const result = match(env)
+    env.memo[slot] = result ? 1 : 2
+    return result
+  }
 }
 
 /**
@@ -77,6 +93,13 @@ export function compileFlags(definitions: readonly FlagDefinition[], options: Co
   const resolveFlag = flagRefResolver(live)
   const dependencies: number[][] = live.map(() => [])
   let usesStaticCohorts = false
+  // Identical property and cohort filters of different flags share one matcher and one memo slot.
+  const shared = new Map<string, EnvMatcher>()
+  const share = (key: string, build: () => EnvMatcher): EnvMatcher => {
+    let matcher = shared.get(key)
+    if (matcher === undefined) shared.set(key, (matcher = memoised(shared.size, build())))
+    return matcher
+  }
 
   const compileFilter = (f: PropertyFilter, flagIndex: number, aggregation: number | null): EnvMatcher => {
     if (f.type === 'flag') {
@@ -91,13 +114,17 @@ export function compileFlags(definitions: readonly FlagDefinition[], options: Co
     }
     if (f.type === 'cohort') {
       if (staticIds.has(String(f.value))) usesStaticCohorts = true
-      const inCohort = cohortMatcher(f.value)
+      const inCohort = share(JSON.stringify(['cohort', String(f.value)]), () => cohortMatcher(f.value))
       return f.operator === 'not_in' ? (env) => !inCohort(env) : inCohort
     }
-    const match = compilePropertyFilter(f)
     const groupIndex = f.type === 'group' ? (f.group_type_index ?? aggregation) : f.type == null ? aggregation : null
-    if (groupIndex === null || groupIndex === undefined) return (env) => match(env.person, env.now)
-    return (env) => match(env.groupBags[groupIndex] ?? EMPTY_BAG, env.now)
+    // What compilePropertyFilter reads (key, operator, value) and the bag it is given.
+    const key = JSON.stringify([groupIndex ?? 'person', f.key, f.operator ?? 'exact', f.value ?? null])
+    return share(key, () => {
+      const match = compilePropertyFilter(f)
+      if (groupIndex === null || groupIndex === undefined) return (env) => match(env.person, env.now)
+      return (env) => match(env.groupBags[groupIndex] ?? EMPTY_BAG, env.now)
+    })
   }
 
   const compileCondition = (group: FlagConditionGroup, index: number, flag: FlagDefinition, flagIndex: number): CompiledCondition => {
@@ -150,7 +177,7 @@ export function compileFlags(definitions: readonly FlagDefinition[], options: Co
     }
   })
   for (const broken of findBrokenDependencies(dependencies)) flags[broken].brokenDependency = true
-  return { flags, indexByKey, groupTypeNames: mapping, usesStaticCohorts }
+  return { flags, indexByKey, groupTypeNames: mapping, usesStaticCohorts, filterSlots: shared.size }
 }
 
 function compileSuper(flag: FlagDefinition, compile: (g: FlagConditionGroup) => CompiledCondition): CompiledSuper | null {

@@ -10,6 +10,11 @@ export interface EvalEnv {
   staticCohorts: ReadonlySet<string>
   /** Value of another flag (`false`, `true` or a variant key), evaluating it on first use. */
   flagValue: (flagIndex: number) => boolean | string
+  /**
+   * Results of the shared filters of this evaluation by slot (0: not yet, 1: true, 2: false): a
+   * filter that several flags use (the same key, operator and value on the same bag) runs once.
+   */
+  memo: Uint8Array
 }
 
 /** A compiled filter of a condition or cohort. */

@@ -70,7 +70,7 @@ function createCallState(compiled: CompiledFlags, ctx: FlagEvaluationContext): C
   const person = hasOwn.call(stored, 'distinct_id') ? stored : { distinct_id: ctx.distinctId, ...stored }
   let staticCohorts = NO_COHORTS
   if (compiled.usesStaticCohorts && ctx.staticCohortIds) staticCohorts = new Set([...ctx.staticCohortIds].map(String))
-  const env: EvalEnv = { person, groupBags, now: ctx.now, staticCohorts, flagValue: () => false }
+  const env: EvalEnv = { person, groupBags, now: ctx.now, staticCohorts, flagValue: () => false, memo: new Uint8Array(compiled.filterSlots) }
   return { env, ctx, groupKeys }
 }
 

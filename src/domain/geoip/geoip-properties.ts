@@ -23,8 +23,8 @@ export interface GeoLocation {
 
 /** The port: a location for a public address, null when the database has none (or the text is no IP). */
 export interface GeoIpLookup {
-  /** Resolves once what `locate` needs for these addresses is loaded (at once after the first time). */
-  prepare(ips: Iterable<string>): Promise<void>
+  /** Loads what `locate` needs for these addresses: a promise while a file is read, undefined when all is ready. */
+  prepare(ips: Iterable<string>): Promise<void> | undefined
   /** Null for an internal address, one the database does not know, or one not prepared. */
   locate(ip: string): GeoLocation | null
 }

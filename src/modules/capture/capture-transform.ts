@@ -39,11 +39,13 @@ export interface CaptureTransformOutput {
  * decodeCaptureBody/extractEvents/checkCaptureLimits do (400 `invalid_payload`, 413 `payload_too_large`...).
  */
 export function transformCaptureRequest(input: CaptureTransformInput, randomBytes: RandomBytes): CaptureTransformOutput {
-  const { payload, form } = decodeCaptureBody(input.body)
   const query = input.body.query ?? {}
-  const extracted = extractEvents({ payload, form, query, method: input.body.method, isEngage: input.isEngage })
-  // Before any per-event work: a request over a count limit costs at most the limit's steps.
-  checkCaptureLimits(extracted.events, input.limits ?? DEFAULT_CAPTURE_LIMITS)
+  const extract = (payload: unknown, form: Record<string, string>) => extractEvents({ payload, form, query, method: input.body.method, isEngage: input.isEngage })
+  // Before any per-event work, and before the text-cleaning walk of every key: a request over a count
+  // limit costs the parse and at most the limit's steps (extracting the events only reads the payload).
+  const limits = input.limits ?? DEFAULT_CAPTURE_LIMITS
+  const { payload, form } = decodeCaptureBody({ ...input.body, check: (parsed, f) => checkCaptureLimits(extract(parsed, f).events, limits) })
+  const extracted = extract(payload, form)
   const top = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null
   const ctx = { now: new Date(input.nowMs), sentAt: extracted.sentAt, ip: input.ip, randomBytes, ownsRaw: true }
   const heads: string[] = []

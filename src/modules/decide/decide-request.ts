@@ -79,8 +79,13 @@ export const missingDistinctId = () => validationError(null, 'Decide requires a 
  * supplied ones (PostHog's decide; supplied properties win, except a supplied null `$geoip_*` value,
  * which the location fills, as PostHog's Rust service does).
  */
-export async function withGeoIpPersonProperties(geoip: GeoIpLookup, ip: string, supplied: Record<string, unknown>): Promise<Record<string, unknown>> {
-  await geoip.prepare([ip])
+export function withGeoIpPersonProperties(geoip: GeoIpLookup, ip: string, supplied: Record<string, unknown>): Record<string, unknown> | Promise<Record<string, unknown>> {
+  // Synchronous once the database file is read (a warm /decide takes no promise).
+  const loading = geoip.prepare([ip])
+  return loading ? loading.then(() => mergeLocation(geoip, ip, supplied)) : mergeLocation(geoip, ip, supplied)
+}
+
+function mergeLocation(geoip: GeoIpLookup, ip: string, supplied: Record<string, unknown>): Record<string, unknown> {
   const location = geoip.locate(ip)
   if (location === null) return supplied
   const geo = decidePersonProperties(location)

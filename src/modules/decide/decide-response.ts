@@ -103,13 +103,35 @@ function fragmentsOf(f: FlagEvaluation): Fragments {
 }
 
 type Part = 'value' | 'key' | 'detail' | 'payload'
-const COMMA = Buffer.from(',')
-const OPEN = { '{': Buffer.from('{'), '[': Buffer.from('[') }
-const CLOSE = { '}': Buffer.from('}'), ']': Buffer.from(']') }
+const COMMA = 0x2c
+const OPEN = { '{': 0x7b, '[': 0x5b } as const
+const CLOSE = { '{': 0x7d, '[': 0x5d } as const
+const ascii = (text: string) => Buffer.from(text, 'latin1')
+const TRUE = ascii('true')
+const FALSE = ascii('false')
 
-/** Collects the pieces of one answer and joins them once. */
+// Answers are cut from slabs, as Node pools small Buffers: one ArrayBuffer of 256 KB serves ~20 answers of ~10 KB (and a slow reader pins at most one slab).
+const SLAB_BYTES = 1 << 18
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
+let slabUsed = 0
+function allocate(length: number): Buffer {
+  if (length > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(length)
+  if (slabUsed + length > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
+    slabUsed = 0
+  }
+  const out = slab.subarray(slabUsed, slabUsed + length)
+  slabUsed += (length + 7) & ~7
+  return out
+}
+
+/**
+ * Collects the pieces of one answer and copies them once into a Buffer of the exact length.
+ * Pieces are cached Buffers (flag fragments, openings, constants) or single bytes (punctuation);
+ * only the per-request scalars are encoded here. Used synchronously, one answer at a time.
+ */
 class JsonBody {
-  private readonly parts: Buffer[] = []
+  private readonly parts: Array<Buffer | number> = []
   private length = 0
   add(piece: Buffer | string): this {
     const b = typeof piece === 'string' ? Buffer.from(piece) : piece
@@ -117,22 +139,41 @@ class JsonBody {
     this.length += b.length
     return this
   }
+  private byte(code: number): void {
+    this.parts.push(code)
+    this.length++
+  }
+  bool(value: boolean): this {
+    return this.add(value ? TRUE : FALSE)
+  }
   /** A JSON object (or array) of the chosen fragment of each flag, skipping absent ones. */
   flags(flags: readonly FlagEvaluation[], part: Part, open: '{' | '[', onlyEnabled = false): this {
-    this.add(OPEN[open])
+    this.byte(OPEN[open])
     let first = true
     for (const f of flags) {
       if (onlyEnabled && !f.enabled) continue
       const fragment = fragmentsOf(f)[part]
       if (fragment === null) continue
-      if (!first) this.add(COMMA)
-      this.add(fragment)
+      if (!first) this.byte(COMMA)
+      this.parts.push(fragment)
+      this.length += fragment.length
       first = false
     }
-    return this.add(open === '{' ? CLOSE['}'] : CLOSE[']'])
+    this.byte(CLOSE[open])
+    return this
   }
   done(): Buffer {
-    return Buffer.concat(this.parts, this.length)
+    const out = allocate(this.length)
+    let at = 0
+    for (const part of this.parts) {
+      if (typeof part === 'number') out[at++] = part
+      else if (part.length < 32) for (let i = 0; i < part.length; i++) out[at++] = part[i]
+      else {
+        out.set(part, at)
+        at += part.length
+      }
+    }
+    return out
   }
 }
 
@@ -173,14 +214,23 @@ export function remoteConfigMembers(
  */
 export function decideBody(version: number, result: DecideResult, opening: Buffer, requestId: string): Buffer {
   const body = new JsonBody().add(opening)
-  const errors = `"errorsWhileComputingFlags":${result.errors},"errorComputingFlags":${result.errors}`
-  if (version <= 1) body.add('"featureFlags":').flags(result.flags, 'key', '[', true)
-  else if (version === 2) body.add('"featureFlags":').flags(result.flags, 'value', '{', true)
-  else if (version === 3) {
-    body.add('"featureFlags":').flags(result.flags, 'value', '{').add(',"featureFlagPayloads":').flags(result.flags, 'payload', '{')
-    body.add(`,${errors}`)
-  } else body.add('"flags":').flags(result.flags, 'detail', '{').add(`,${errors}`)
+  const errors = (b: JsonBody) => b.add(K.errorsWhile).bool(result.errors).add(K.errorComputing).bool(result.errors)
+  if (version <= 1) body.add(K.featureFlags).flags(result.flags, 'key', '[', true)
+  else if (version === 2) body.add(K.featureFlags).flags(result.flags, 'value', '{', true)
+  else if (version === 3) errors(body.add(K.featureFlags).flags(result.flags, 'value', '{').add(K.payloads).flags(result.flags, 'payload', '{'))
+  else errors(body.add(K.flags).flags(result.flags, 'detail', '{'))
   return body.add(`,"requestId":${JSON.stringify(requestId)}}`).done()
+}
+
+// The member names of the answers, encoded once.
+const K = {
+  featureFlags: ascii('"featureFlags":'),
+  flags: ascii('"flags":'),
+  payloads: ascii(',"featureFlagPayloads":'),
+  errorsWhile: ascii(',"errorsWhileComputingFlags":'),
+  errorComputing: ascii(',"errorComputingFlags":'),
+  errorsFirst: ascii('"errorsWhileComputingFlags":'),
+  comma: ascii(','),
 }
 
 /**
@@ -188,9 +238,9 @@ export function decideBody(version: number, result: DecideResult, opening: Buffe
  * legacy `featureFlagPayloads` (posthog-js's `getRemoteConfigPayload` reads it); v1 the legacy shape.
  */
 export function flagsBody(version: number, result: DecideResult, opening: Buffer, requestId: string, evaluatedAt: number): Buffer {
-  const body = new JsonBody().add(opening).add(`"errorsWhileComputingFlags":${result.errors},`)
-  if (version < 2) body.add('"featureFlags":').flags(result.flags, 'value', '{')
-  else body.add('"flags":').flags(result.flags, 'detail', '{')
-  body.add(',"featureFlagPayloads":').flags(result.flags, 'payload', '{')
+  const body = new JsonBody().add(opening).add(K.errorsFirst).bool(result.errors).add(K.comma)
+  if (version < 2) body.add(K.featureFlags).flags(result.flags, 'value', '{')
+  else body.add(K.flags).flags(result.flags, 'detail', '{')
+  body.add(K.payloads).flags(result.flags, 'payload', '{')
   return body.add(`,"requestId":${JSON.stringify(requestId)},"evaluatedAt":${evaluatedAt}}`).done()
 }

@@ -7,8 +7,8 @@ import { AppError } from '../../shared/errors.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import type { Project } from '../projects/project-types.ts'
 import { decideBody, flagsBody, remoteConfigMembers, SUPPORTED_COMPRESSION } from './decide-response.ts'
-import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest, withGeoIpPersonProperties } from './decide-request.ts'
-import type { DecideService } from './decide-service.ts'
+import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest, withGeoIpPersonProperties, type DecideRequest } from './decide-request.ts'
+import type { DecideResult, DecideService } from './decide-service.ts'
 import { definitionsRoute, remoteConfigRoutes } from './definitions-routes.ts'
 import type { DefinitionsCache } from './flag-definitions.ts'
 
@@ -64,18 +64,39 @@ function version(req: FastifyRequest, fallback: number): number {
 export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOptions) {
   installPublicScope(app, { maxBodyBytes: opts.maxBodyBytes })
 
-  async function evaluate(req: FastifyRequest) {
+  // Without a promise when the project and everything the flags read are cached (a warm /decide):
+  // each await is a trip through the microtask queue.
+  type Evaluated = { project: Project; result: DecideResult }
+  function evaluate(req: FastifyRequest): Evaluated | Promise<Evaluated> {
     const { payload, form } = decodeBody(req, opts.maxBodyBytes)
     const { request, token, projectId } = readDecideRequest(payload, form, req.query as Record<string, unknown>)
-    const project = await resolveProject(opts.projects, token, projectId)
-    if (!request) throw missingDistinctId()
-    if (opts.geoip && !request.geoipDisable && project.geoipEnabled && req.ip) {
-      request.personProperties = await withGeoIpPersonProperties(opts.geoip, req.ip, request.personProperties)
-    }
-    const result = await opts.decide.evaluate(project.id, request)
-    return { project, result }
+    const cached = token ? opts.projects.cachedProjectByToken(token) : undefined
+    if (cached === undefined) return resolveProject(opts.projects, token, projectId).then((project) => evaluateFor(project, request, req.ip))
+    return evaluateFor(cached, request, req.ip)
   }
-  const hasFlags = async (projectId: number) => (await opts.decide.state(projectId)).compiled.flags.some((f) => f.active)
+  function evaluateFor(project: Project, request: DecideRequest | null, ip: string | undefined): Evaluated | Promise<Evaluated> {
+    if (!request) throw missingDistinctId()
+    // The caller's location as person properties (PostHog's decide), unless the body says geoip_disable.
+    if (opts.geoip && !request.geoipDisable && project.geoipEnabled && ip) {
+      const merged = withGeoIpPersonProperties(opts.geoip, ip, request.personProperties)
+      if (merged instanceof Promise) {
+        return merged.then((properties) => {
+          request.personProperties = properties
+          return evaluateFlags(project, request)
+        })
+      }
+      request.personProperties = merged
+    }
+    return evaluateFlags(project, request)
+  }
+  function evaluateFlags(project: Project, request: DecideRequest): Evaluated | Promise<Evaluated> {
+    const result = opts.decide.evaluate(project.id, request)
+    return result instanceof Promise ? result.then((r) => ({ project, result: r })) : { project, result }
+  }
+  const hasFlags = (projectId: number): boolean | Promise<boolean> => {
+    const state = opts.decide.state(projectId)
+    return state instanceof Promise ? state.then((s) => s.hasActiveFlags) : state.hasActiveFlags
+  }
   // The answers are built as JSON strings from per-flag fragments cached with the flag state.
   const sendJson = (reply: FastifyReply, body: Buffer) => reply.header('content-type', 'application/json; charset=utf-8').send(body)
 
@@ -90,10 +111,12 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
 
   for (const path of ['/decide', '/decide/']) {
     app.post(path, async (req, reply) => {
-      const { project, result } = await evaluate(req)
+      const evaluated = evaluate(req)
+      const { project, result } = evaluated instanceof Promise ? await evaluated : evaluated
       const v = version(req, 1)
       const current = await opts.projects.currentSettingsOf(project)
-      const opening = remoteConfigMembers(await hasFlags(project.id), current.settings, 'decide', current.sessionRecording)
+      const has = hasFlags(project.id)
+      const opening = remoteConfigMembers(has instanceof Promise ? await has : has, current.settings, 'decide', current.sessionRecording)
       return sendJson(reply, decideBody(v, result, opening, randomUUID()))
     })
     app.get(path, async () => minimal)
@@ -105,9 +128,11 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
       const noVersion = q.v === undefined && q.config === undefined
       const v = noVersion ? 2 : version(req, 1)
       const withConfig = noVersion || q.config === 'true' || q.config === '1'
-      const { project, result } = await evaluate(req)
+      const evaluated = evaluate(req)
+      const { project, result } = evaluated instanceof Promise ? await evaluated : evaluated
       const current = withConfig ? await opts.projects.currentSettingsOf(project) : null
-      const config = current ? remoteConfigMembers(await hasFlags(project.id), current.settings, 'remote', current.sessionRecording) : remoteConfigMembers(null)
+      const has = current ? hasFlags(project.id) : null
+      const config = current ? remoteConfigMembers(has instanceof Promise ? await has : has, current.settings, 'remote', current.sessionRecording) : remoteConfigMembers(null)
       return sendJson(reply, flagsBody(v, result, config, randomUUID(), Date.now()))
     })
     app.get(path, async () => ({ ...minimal, flags: {}, errorsWhileComputingFlags: false }))

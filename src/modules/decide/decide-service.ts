@@ -102,48 +102,69 @@ export function createDecideService(deps: {
     /** Flag state for a project: cached, loaded on first use or after a change. */
     state: (projectId: number): ProjectFlagState | Promise<ProjectFlagState> => deps.cache.peek(projectId) ?? deps.cache.get(projectId),
 
-    async evaluate(projectId: number, req: DecideRequest): Promise<DecideResult> {
-      return counted(await evaluate(projectId, req))
+    /**
+     * Evaluates the flags of a request. Synchronous (no promise, no microtask) when the flag state and
+     * every stored datum it needs are cached, which is the common case of a warm /decide.
+     */
+    evaluate(projectId: number, req: DecideRequest): DecideResult | Promise<DecideResult> {
+      if (req.disableFlags) return counted(noFlags())
+      const state = deps.cache.peek(projectId)
+      const result = state === undefined ? deps.cache.get(projectId).then((loaded) => evaluateWith(loaded, req)) : evaluateWith(state, req)
+      return result instanceof Promise ? result.then(counted) : counted(result)
     },
   }
 
-  async function evaluate(projectId: number, req: DecideRequest): Promise<DecideResult> {
-    if (req.disableFlags) return { flags: [], errors: false }
-    const state = deps.cache.peek(projectId) ?? (await deps.cache.get(projectId))
-    if (state.compiled.flags.length === 0) return { flags: [], errors: false }
+  function evaluateWith(state: ProjectFlagState, req: DecideRequest): DecideResult | Promise<DecideResult> {
+    if (state.compiled.flags.length === 0) return noFlags()
     const wanted = req.flagKeys ? new Set(req.flagKeys) : null
-    const reads = (set: ReadonlySet<string>) => set.size > 0 && (wanted === null || [...set].some((k) => wanted.has(k)))
-    const failed = { person: false, groups: false, continuity: false }
-    const warn = (what: string) => (err: unknown) => {
-      deps.log?.warn({ err, projectId }, `decide: could not read ${what}`)
-      return undefined
-    }
-
     // A cached person is used at once: no batch tick, no promise when nothing else is read.
     let person: StoredPerson | undefined
     let personRead: Promise<StoredPerson | undefined> | undefined
-    if (reads(state.personFlags)) {
+    if (reads(state.personFlags, wanted)) {
       const withCohorts = state.compiled.usesStaticCohorts
-      const hit = deps.persons.peekPerson?.(projectId, withCohorts, req.distinctId)
+      const hit = deps.persons.peekPerson?.(state.projectId, withCohorts, req.distinctId)
       if (hit !== undefined) person = hit.value
-      else personRead = personLoader(projectId, withCohorts).load(req.distinctId)
+      else personRead = personLoader(state.projectId, withCohorts).load(req.distinctId)
     }
-    const groupRead = reads(state.groupFlags) ? loadGroups(state, req) : undefined
+    const readsGroups = reads(state.groupFlags, wanted)
     // No continuity flag (wanted): no override read or write at all.
     const continuityKeys = state.continuityFlags.size === 0 ? NO_KEYS : [...state.continuityFlags].filter((k) => wanted === null || wanted.has(k))
-    const overrideRead = continuityKeys.length > 0 ? hashKeyOverrides(state, req, continuityKeys) : undefined
-    let groups: Record<string, Record<string, unknown>> | undefined
-    let overrides: Record<string, string> | undefined
-    if (personRead !== undefined || groupRead !== undefined || overrideRead !== undefined) {
-      ;[person, groups, overrides] = await Promise.all([
-        personRead?.catch((err) => ((failed.person = true), warn('persons')(err))) ?? person,
-        groupRead?.catch((err) => ((failed.groups = true), warn('groups')(err))),
-        overrideRead?.catch((err) => ((failed.continuity = true), warn('hash key overrides')(err))),
-      ])
+    if (personRead === undefined && !readsGroups && continuityKeys.length === 0) return finish(state, req, person, undefined, undefined, NOT_FAILED)
+    return evaluateAfterReads(state, req, { person, personRead, readsGroups, continuityKeys })
+  }
+
+  async function evaluateAfterReads(
+    state: ProjectFlagState,
+    req: DecideRequest,
+    pending: { person: StoredPerson | undefined; personRead: Promise<StoredPerson | undefined> | undefined; readsGroups: boolean; continuityKeys: string[] },
+  ): Promise<DecideResult> {
+    const failed = { person: false, groups: false, continuity: false }
+    const warn = (what: string, err: unknown) => {
+      deps.log?.warn({ err, projectId: state.projectId }, `decide: could not read ${what}`)
+      return undefined
     }
+    const groupRead = pending.readsGroups ? loadGroups(state, req) : undefined
+    const overrideRead = pending.continuityKeys.length > 0 ? hashKeyOverrides(state, req, pending.continuityKeys) : undefined
+    const [person, groups, overrides] = await Promise.all([
+      pending.personRead?.catch((err) => ((failed.person = true), warn('persons', err))) ?? pending.person,
+      groupRead?.catch((err) => ((failed.groups = true), warn('groups', err))),
+      overrideRead?.catch((err) => ((failed.continuity = true), warn('hash key overrides', err))),
+    ])
+    return finish(state, req, person, groups, overrides, failed)
+  }
+
+  function finish(
+    state: ProjectFlagState,
+    req: DecideRequest,
+    person: StoredPerson | undefined,
+    groups: Record<string, Record<string, unknown>> | undefined,
+    overrides: Record<string, string> | undefined,
+    failed: Readonly<{ person: boolean; groups: boolean; continuity: boolean }>,
+  ): DecideResult {
     const result = evaluateFlags(state.compiled, {
       distinctId: req.distinctId,
-      personProperties: person ? { ...person.properties, ...req.personProperties } : req.personProperties,
+      // One merged bag, with PostHog's `distinct_id` default in it, so the engine need not copy it again.
+      personProperties: { distinct_id: req.distinctId, ...person?.properties, ...req.personProperties },
       groups: req.groups,
       groupProperties: groups ?? req.groupProperties,
       hashKeyOverrides: overrides,
@@ -162,6 +183,17 @@ export function createDecideService(deps: {
     )
     return { flags, errors: true }
   }
+}
+
+const noFlags = (): DecideResult => ({ flags: [], errors: false })
+const NOT_FAILED = Object.freeze({ person: false, groups: false, continuity: false })
+
+/** Does some active flag (among the wanted ones) read this kind of stored data? */
+function reads(set: ReadonlySet<string>, wanted: ReadonlySet<string> | null): boolean {
+  if (set.size === 0) return false
+  if (wanted === null) return true
+  for (const k of set) if (wanted.has(k)) return true
+  return false
 }
 
 export type DecideService = ReturnType<typeof createDecideService>

@@ -70,7 +70,7 @@ export async function localEvaluationRoutes(app: FastifyInstance, opts: Definiti
 }
 
 /** posthog-js remote config: `/array/<token>/config` (JSON) and `/array/<token>/config.js` (script). */
-export function remoteConfigRoutes(app: FastifyInstance, opts: DefinitionsOptions, hasFlags: (projectId: number) => Promise<boolean>) {
+export function remoteConfigRoutes(app: FastifyInstance, opts: DefinitionsOptions, hasFlags: (projectId: number) => boolean | Promise<boolean>) {
   const configOf = async (req: FastifyRequest) => {
     const token = (req.params as { token: string }).token
     const project = opts.projects.cachedProjectByToken(token) ?? (await opts.projects.findProjectByToken(token))

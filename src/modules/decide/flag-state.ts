@@ -21,6 +21,8 @@ export interface ProjectFlagState {
   continuityFlags: ReadonlySet<string>
   /** Group type index -> name. */
   groupTypeMapping: Record<string, string>
+  /** Some flag is active (remote config's `hasFeatureFlags`). */
+  hasActiveFlags: boolean
 }
 
 export function toFlagDefinition(f: FeatureFlag): FlagDefinition {
@@ -65,5 +67,6 @@ export function buildFlagState(projectId: number, flags: FeatureFlag[], cohorts:
   const personFlags = activeKeys(reads.person)
   const groupFlags = activeKeys(reads.group)
   const continuityFlags = activeKeys(reads.continuity)
-  return { projectId, flags, cohorts, groupTypes, compiled, personFlags, groupFlags, continuityFlags, groupTypeMapping }
+  const hasActiveFlags = compiled.flags.some((f) => f.active)
+  return { projectId, flags, cohorts, groupTypes, compiled, personFlags, groupFlags, continuityFlags, groupTypeMapping, hasActiveFlags }
 }

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DuckDbThreadPriority } from './duckdb-thread-priority.ts'
 
 /** What the cache is cut to by an idle trim: above what DuckDB keeps pinned at rest (~30 MB measured). */
 const TRIM_LIMIT = '32MB'
@@ -13,6 +14,8 @@ export interface GovernorOptions {
   idleTrimMs?: number
   /** How long after the last query the read mode stays (default READ_GRACE_MS). */
   readGraceMs?: number
+  /** Lowers the priority of the threads a `SET threads` starts (duckdb-thread-priority.ts). */
+  priority?: DuckDbThreadPriority
 }
 
 /** The settings the governor changes: DuckDB's memory limit (null: not governed) and threads. */
@@ -60,7 +63,8 @@ export function createDuckDbGovernor(own: DuckDBConnection, read: Mode, write: M
 
   async function enter(m: Mode): Promise<void> {
     if (current.threads !== m.threads) {
-      await own.run(`SET threads = ${m.threads}`)
+      const set = () => own.run(`SET threads = ${m.threads}`)
+      await (opts.priority ? opts.priority.around(set) : set())
       current.threads = m.threads
     }
     // Lowering the limit fails while more is pinned: the threads are set either way.

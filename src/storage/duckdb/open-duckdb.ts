@@ -1,9 +1,10 @@
-import { mkdir } from 'node:fs/promises'
+import { access, mkdir } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api'
 import { runMigrations, type MigrationTarget } from '../sql/run-migrations.ts'
 import { createDuckDbGovernor, type Mode } from './duckdb-governor.ts'
+import { createDuckDbThreadPriority } from './duckdb-thread-priority.ts'
 import { runOnDuckDbThreads } from './run-on-duckdb-threads.ts'
 
 export interface DuckDb {
@@ -57,6 +58,11 @@ export interface DuckDbOptions {
    */
   queryThreads?: number
   /**
+   * Nice value given to DuckDB's own threads (Linux; 0 or absent: none), so that a query yields a
+   * core to the event loop whenever it has work (duckdb-thread-priority.ts).
+   */
+  threadNice?: number
+  /**
    * DuckDB's `threads` while no query has run for READ_GRACE_MS (queries get `queryThreads` + 1). An insert of a micro-batch parallelises poorly: on this 2-core machine one thread
    * inserted for ~20 % less CPU than two (bench/duckdb-insert.ts, batches of 2,000: 47-54 vs 58-70 ms
    * per 1,000 events; batches of 20: 400-500 vs 540-650), at ~10-15 % more wall time. Off when
@@ -95,7 +101,10 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   // threshold (a 15 s load of bench/soak.ts: RSS left afterwards 1,137 vs 618-909 MB).
   // DuckDB takes a row group size only when a file is attached, so the instance's own database is an
   // empty in-memory one and the file is attached beside it (spills go where they would for the file).
-  const instance = await DuckDBInstance.create(':memory:', {
+  const priority = createDuckDbThreadPriority(opts.threadNice ?? 0)
+  // libuv's pool starts its threads on first use: before the window in which new threads are DuckDB's.
+  await access(os.tmpdir())
+  const instance = await priority.around(() => DuckDBInstance.create(':memory:', {
     checkpoint_threshold: CHECKPOINT_THRESHOLD,
     allocator_background_threads: 'true',
     allocator_flush_threshold: '16MB',
@@ -104,7 +113,7 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
     // A scheduler thread takes a slice of a task and puts it back, rather than running it to its
     // end: statements sharing the threads take turns.
     scheduler_process_partial: 'true',
-  })
+  }))
   const open = async (): Promise<DuckDBConnection> => {
     const c = await instance.connect()
     await c.run(`USE ${DATABASE}`)
@@ -118,12 +127,12 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
   const others: DuckDBConnection[] = []
   // The calling thread plus the scheduler threads that compute queries (reads never call in).
   const threads = 1 + Math.max(1, opts.queryThreads ?? defaultQueryThreads())
-  await connection.run(`SET threads = ${threads}`)
+  await priority.around(() => connection.run(`SET threads = ${threads}`))
   const read: Mode = { memory: opts.memoryLimit ?? null, threads }
   const write: Mode = { memory: opts.memoryLimit ? writeLimitOf(opts.memoryLimit, opts) : null, threads: Math.min(opts.writeThreads ?? threads, threads) }
   // Without a lower write mode or an idle trim there is nothing to govern: statements go unwrapped.
   const governs = (opts.memoryLimit && (opts.idleTrimMs ?? 0) > 0) || read.memory !== write.memory || read.threads !== write.threads
-  const governed = governs ? createDuckDbGovernor(await instance.connect(), read, write, { ...opts, database: DATABASE }) : null
+  const governed = governs ? createDuckDbGovernor(await instance.connect(), read, write, { ...opts, database: DATABASE, priority }) : null
   governed?.track(connection, 'write')
   return {
     connection,

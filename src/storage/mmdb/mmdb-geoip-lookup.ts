@@ -56,13 +56,14 @@ export function createMmdbGeoIpLookup(opts: MmdbGeoIpOptions = {}): GeoIpLookup 
   }
 
   return {
-    async prepare(ips) {
+    prepare(ips) {
       const needed = new Set<Family>()
       for (const ip of ips) {
         const family = familyOf(ip)
-        if (family && !ready[family]) needed.add(family)
+        if (family && !ready[family] && !isInternalAddress(ip)) needed.add(family)
       }
-      await Promise.all([...needed].map(open))
+      if (needed.size === 0) return undefined
+      return Promise.all([...needed].map(open)).then(() => undefined)
     },
     locate(ip) {
       const family = familyOf(ip)
