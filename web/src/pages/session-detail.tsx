@@ -1,5 +1,7 @@
 import { useState } from 'react'
 import { Link, useParams } from 'wouter'
+import { useQuery } from '@tanstack/react-query'
+import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { useQueryResult } from '../insights/run-query.ts'
 import { humanDuration, num } from '../insights/format.ts'
@@ -27,6 +29,8 @@ export default function SessionDetailPage() {
   const sessionId = decodeURIComponent(id)
   const result = useQueryResult(base, sessionQuery(sessionId))
   const [open, setOpen] = useState<string | null>(null)
+  // A link to the recording only when there is one (a 404 otherwise: no button).
+  const recording = useQuery({ queryKey: ['recording', base, sessionId], queryFn: () => api(`${base}/session_recordings/${encodeURIComponent(sessionId)}/`), retry: false })
   return (
     <Loadable query={result}>
       {(data) => {
@@ -41,7 +45,7 @@ export default function SessionDetailPage() {
         return (
           <>
             <PageHeader title="Session" description={sessionId}>
-              <Link href={`~/replay/${encodeURIComponent(sessionId)}`} className="btn">Watch recording</Link>
+              {recording.data !== undefined && <Link href={`~/replay/${encodeURIComponent(sessionId)}`} className="btn">Watch recording</Link>}
             </PageHeader>
             <Card>
               <dl className="session-facts" aria-label="Session summary">

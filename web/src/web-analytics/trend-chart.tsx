@@ -7,6 +7,7 @@ import { trendQuery, type WebState } from './web-filters.ts'
 
 interface Series { label?: string; custom_name?: string; action?: { custom_name?: string } | null; labels?: string[]; days?: string[]; data?: number[]; count?: number }
 
+const total = (s: Series | undefined) => s?.count ?? (s?.data ?? []).reduce((a, b) => a + b, 0)
 const nameOf = (s: Series, i: number) => s.action?.custom_name ?? s.custom_name ?? (i === 0 ? 'Visitors' : 'Views')
 
 /** Unique visitors and page views per hour or day, from a TrendsQuery of `$pageview`. */
@@ -30,9 +31,8 @@ export function TrendChart({ state }: { state: WebState }) {
           return (
             <>
               <Chart option={option} label="Visitors and views over time" />
-              <table aria-label="Trend totals" className="web-totals">
-                <tbody>{series.map((s, i) => <tr key={i}><th scope="row">{nameOf(s, i)}</th><td className="num">{num(s.count ?? (s.data ?? []).reduce((a, b) => a + b, 0))}</td></tr>)}</tbody>
-              </table>
+              {/* Only views add up over the range: a sum of daily visitors would count returning people again. */}
+              <p className="muted" data-testid="trend-views-total">Page views in the range: <strong>{num(total(series[1]))}</strong></p>
             </>
           )
         }}
