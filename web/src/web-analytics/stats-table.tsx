@@ -5,6 +5,7 @@ import { num } from '../insights/format.ts'
 import { Card, Empty, Loadable } from '../ui.tsx'
 import { breakdownLabel, rowFilter, type BreakdownGroup, type BreakdownTab } from './breakdowns.ts'
 import { readStatsTable, type Metric, type StatsTable } from './stats-rows.ts'
+import { CountryMap } from './country-map.tsx'
 import { statsTableQuery, type WebFilter, type WebState } from './web-filters.ts'
 
 /** A share (0..1) as PostHog's table shows it: "42.9%". */
@@ -64,7 +65,17 @@ export function StatsTableCard({ group, state, onFilter }: { group: BreakdownGro
         ))}
       </div>
       <div role="tabpanel" id={panelId} aria-labelledby={`web-tab-${tab.id}`}>
-        <Loadable query={result}>{(data) => <StatsTableView tab={tab} table={readStatsTable(data)} onFilter={onFilter} />}</Loadable>
+        <Loadable query={result}>
+          {(data) => {
+            const table = readStatsTable(data)
+            return (
+              <>
+                {tab.id === 'country' && table.rows.length > 0 && <CountryMap table={table} tab={tab} onFilter={onFilter} />}
+                <StatsTableView tab={tab} table={table} onFilter={onFilter} />
+              </>
+            )
+          }}
+        </Loadable>
       </div>
     </Card>
   )
