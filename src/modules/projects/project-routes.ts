@@ -28,7 +28,8 @@ export function toProjectJson(p: Project, level: number | null = null, ingestedE
     updated_at: p.updatedAt.toISOString(),
     data_attributes: ['data-attr'],
     app_urls: [],
-    anonymize_ips: false,
+    anonymize_ips: p.anonymizeIps,
+    geoip_enabled: p.geoipEnabled,
     completed_snapshot_onboarding: false,
     ingested_event: ingestedEvent,
     test_account_filters: [],
@@ -57,6 +58,8 @@ function readSettings(body: Body, recording: RecordingSettings): ProjectSettings
   for (const key of SDK_SETTING_KEYS) if (has(body, key)) sdk[key] = body[key] === null ? null : readBool(body[key], key)
   if (Object.keys(sdk).length > 0) input.sdk = sdk
   if (has(body, 'event_retention_days')) input.eventRetentionDays = readInt(body.event_retention_days, 'event_retention_days', { allowNull: true, min: 1, max: 36_500 })
+  if (has(body, 'anonymize_ips')) input.anonymizeIps = readBool(body.anonymize_ips, 'anonymize_ips')
+  if (has(body, 'geoip_enabled')) input.geoipEnabled = readBool(body.geoip_enabled, 'geoip_enabled')
   if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
   return input
 }

@@ -22,6 +22,8 @@ export interface ProjectSettingsInput {
   slackIncomingWebhook?: string | null
   /** null keeps events forever. */
   eventRetentionDays?: number | null
+  anonymizeIps?: boolean
+  geoipEnabled?: boolean
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */
