@@ -91,6 +91,9 @@ export const clickHouseEventDialect: EventDialect = {
         return opts.by !== undefined ? `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray((${a}, ${opts.by}))))` : `groupArray(${a})`
       case 'bit_or':
         return `groupBitOr(${a})`
+      case 'mode':
+        // topK(1) of the non-NULL values; a group of NULLs only gives NULL, as DuckDB's mode.
+        return `if(countIf(isNotNull(${a})) = 0, NULL, topKIf(1)(assumeNotNull(${a}), isNotNull(${a}))[1])`
       default:
         return opts.distinct ? `${fn}Distinct(${a})` : `${fn}(${a})`
     }
@@ -133,6 +136,8 @@ export const clickHouseEventDialect: EventDialect = {
   },
   epochMs: (ts) => (ts === 'e.timestamp' || ts === 'timestamp' ? 'e.timestamp_ms' : `(toInt64(toUnixTimestamp(${ts})) * 1000)`),
   regexMatch: (text, pattern) => `match(${text}, ${pattern})`,
+  // extract() gives the first group ('' when there is no match); a NULL text stays NULL.
+  regexExtract: (text, pattern) => `nullIf(extract(${text}, ${pattern}), '')`,
   regexSource: toDuckDbRegex,
   asciiLower: (text) => `lower(${text})`,
   lower: (text) => `lowerUTF8(${text})`,

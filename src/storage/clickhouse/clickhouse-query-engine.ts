@@ -65,6 +65,8 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
         settings: {
           max_execution_time: Math.max(1, Math.ceil(guards.timeoutMs / 1000)),
           join_use_nulls: 1,
+          // Plans may carry large constant tables (the channel definitions, ~90 KB) and ClickHouse inlines shared sub-plans.
+          max_query_size: '4194304',
           output_format_json_quote_64bit_integers: 0,
           ...(mode.readonly ? { readonly: '2' } : {}),
         },

@@ -183,6 +183,18 @@ function compileExpr(e: Expr, s: Scope): string {
       return `COALESCE(${e.args.map(x).join(', ')})`
     case 'to_text':
       return d.cast(x(e.arg), 'text')
+    case 'lower':
+      return d.lower(x(e.arg))
+    case 'matches':
+      return d.regexMatch(x(e.arg), d.constant(d.regexSource(e.pattern)))
+    case 'regex_extract':
+      return d.regexExtract(x(e.arg), d.constant(d.regexSource(e.pattern)))
+    case 'lookup': {
+      // Constants of ours, written in place (no parameters): the tables hold thousands of keys.
+      const arg = x(e.arg)
+      const whens = e.table.filter(([, keys]) => keys.length > 0).map(([value, keys]) => `WHEN ${arg} IN (${keys.map((k) => d.constant(k)).join(', ')}) THEN ${d.constant(value)}`)
+      return whens.length === 0 ? 'NULL' : `(CASE ${whens.join(' ')} ELSE NULL END)`
+    }
     case 'window':
       return d.window({
         fn: e.fn,

@@ -98,6 +98,8 @@ export interface EventDialect {
   // --- Regex and string matching ------------------------------------------------------------------
   /** True when the RE2 pattern (SQL text) is found in `text`. */
   regexMatch(text: string, pattern: string): string
+  /** The first capture group of the RE2 pattern (SQL text) in `text`; NULL when it does not match or captures ''. */
+  regexExtract(text: string, pattern: string): string
   /** A pattern checked by the domain's RE2 rewritten for the engine's RE2 (named groups). */
   regexSource(source: string): string
   /** `text` with A-Z lowered and nothing else (the domain's `asciiLowercase`). */
