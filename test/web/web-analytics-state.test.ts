@@ -8,32 +8,45 @@ import { summariseSession } from '../../web/src/web-analytics/session-summary.ts
 // The Web analytics page's pure parts (web/src/web-analytics); the page itself is tested in Chromium
 // against a real Tally (test/e2e/web-analytics-page.e2e.test.ts).
 
+const exact = (key: string, ...value: string[]) => ({ key, type: 'event' as const, operator: 'exact' as const, value })
+
 test('the page state survives the address bar: date range, compare, test accounts and filters', () => {
-  const s = { dateFrom: '-30d', compare: false, filterTestAccounts: true, filters: [{ key: '$pathname', value: '/a b&c', type: 'event' as const }] }
+  const s = { dateFrom: '-30d', compare: false, filterTestAccounts: true, filters: [exact('$pathname', '/a b&c', '/d'), { key: '$os', type: 'event' as const, operator: 'is_not_set' as const, value: [] }] }
   assert.deepEqual(readState(writeState(s)), s)
   assert.equal(writeState(DEFAULT_STATE), '', 'the default state is the bare address')
 })
 
 test('an unreadable address falls back to the defaults, keeping only well-formed filters', () => {
-  const s = readState('?date_from=-999d&filters=' + encodeURIComponent(JSON.stringify([{ key: 'x', value: 'y', type: 'event' }, { key: 'z', value: 1, type: 'event' }, { key: 'k', value: 'v', type: 'bogus' }])))
+  const s = readState('?date_from=-999d&filters=' + encodeURIComponent(JSON.stringify([exact('x', 'y'), { ...exact('z'), value: [1] }, { ...exact('k', 'v'), type: 'bogus' }, exact('empty'), { ...exact('o', 'v'), operator: 'gt' }])))
   assert.equal(s.dateFrom, DEFAULT_STATE.dateFrom)
-  assert.deepEqual(s.filters, [{ key: 'x', value: 'y', type: 'event' }])
+  assert.deepEqual(s.filters, [exact('x', 'y')])
   assert.deepEqual(readState('?filters=%7Bnot-json').filters, [])
 })
 
-test('clicking a row adds its filter, replaces another value of the same key, and a second click removes it', () => {
-  const f = { key: '$browser', value: 'Chrome', type: 'event' as const }
-  const once = toggleFilter(DEFAULT_STATE, f)
-  assert.deepEqual(once.filters, [f])
-  assert.deepEqual(toggleFilter(once, { ...f, value: 'Safari' }).filters, [{ ...f, value: 'Safari' }])
-  assert.deepEqual(toggleFilter(once, f).filters, [])
+test('clicking rows toggles as PostHog does: values of one property add up, a second click removes one', () => {
+  const once = toggleFilter(DEFAULT_STATE, exact('$browser', 'Chrome'))
+  assert.deepEqual(once.filters, [exact('$browser', 'Chrome')])
+  const both = toggleFilter(once, exact('$browser', 'Safari'))
+  assert.deepEqual(both.filters, [exact('$browser', 'Chrome', 'Safari')], 'either browser')
+  assert.deepEqual(toggleFilter(both, exact('$browser', 'Safari')).filters, [exact('$browser', 'Safari')], 'among several, the clicked one stays alone')
+  assert.deepEqual(toggleFilter(once, exact('$browser', 'Chrome')).filters, [])
+  const unset = { key: '$browser', type: 'event' as const, operator: 'is_not_set' as const, value: [] }
+  assert.deepEqual(toggleFilter(toggleFilter(once, unset), unset).filters, once.filters, 'the row without a value toggles is_not_set')
 })
 
 test('a stats table query carries the filters as PostHog property filters, with compare and test accounts', () => {
-  const s = toggleFilter({ ...DEFAULT_STATE, filterTestAccounts: true }, { key: '$entry_pathname', value: '/', type: 'session' })
+  let s = toggleFilter({ ...DEFAULT_STATE, filterTestAccounts: true }, { key: '$entry_pathname', type: 'session', operator: 'exact', value: ['/'] })
+  s = toggleFilter(s, exact('$browser', 'Chrome'))
+  s = toggleFilter(s, exact('$browser', 'Safari'))
+  s = toggleFilter(s, { key: '$os', type: 'event', operator: 'is_not_set', value: [] })
   assert.deepEqual(statsTableQuery(s, 'Page'), {
     kind: 'WebStatsTableQuery', breakdownBy: 'Page', dateRange: { date_from: '-7d', date_to: null }, includeBounceRate: true, limit: 10,
-    properties: [{ key: '$entry_pathname', value: '/', operator: 'exact', type: 'session' }], filterTestAccounts: true, compareFilter: { compare: true },
+    properties: [
+      { key: '$entry_pathname', value: '/', operator: 'exact', type: 'session' },
+      { key: '$browser', value: ['Chrome', 'Safari'], operator: 'exact', type: 'event' },
+      { key: '$os', operator: 'is_not_set', type: 'event' },
+    ],
+    filterTestAccounts: true, compareFilter: { compare: true },
   })
 })
 
@@ -50,10 +63,14 @@ test('stats rows are read by column name, with [current, previous] pairs or plai
   assert.equal(plain.hasBounceRate, false)
 })
 
-test('a region or city row filters on the element of its tuple that the property holds', () => {
-  assert.deepEqual(rowFilter(TABS.get('city')!, ['GB', 'London']), { key: '$geoip_city_name', value: 'London', type: 'event' })
-  assert.deepEqual(rowFilter(TABS.get('entry')!, '/'), { key: '$entry_pathname', value: '/', type: 'session' })
-  assert.equal(rowFilter(TABS.get('browser')!, null), null, 'a row without a value filters nothing')
+test('a row filters on its value: the tuple element the property holds, a language whatever its region, none as not set', () => {
+  assert.deepEqual(rowFilter(TABS.get('city')!, ['GB', 'London']), { key: '$geoip_city_name', type: 'event', operator: 'exact', value: ['London'] })
+  assert.deepEqual(rowFilter(TABS.get('entry')!, '/'), { key: '$entry_pathname', type: 'session', operator: 'exact', value: ['/'] })
+  assert.deepEqual(rowFilter(TABS.get('browser')!, null), { key: '$browser', type: 'event', operator: 'is_not_set', value: [] })
+  const language = rowFilter(TABS.get('language')!, 'en-US')
+  assert.equal(language.operator, 'regex')
+  const re = new RegExp(language.value[0]!)
+  assert.deepEqual(['en', 'en-GB', 'en-US', 'eng', 'fr-en'].map((l) => re.test(l)), [true, true, true, false, false])
 })
 
 test('a session runs from its first to its last event; entry and exit are its first and last URL', () => {

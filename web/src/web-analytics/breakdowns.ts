@@ -76,9 +76,17 @@ export function breakdownLabel(value: unknown): string {
   return String(value)
 }
 
-/** The filter a click on a row with this breakdown value adds; null for a row without a value. */
-export function rowFilter(tab: BreakdownTab, value: unknown): WebFilter | null {
+/**
+ * The filter a click on a row with this breakdown value toggles: its value (`exact`), or `is_not_set`
+ * for the row of events without one. Languages are grouped by their first part (`en-US` shows the
+ * `en` row), so that row filters on the language whatever its region.
+ */
+export function rowFilter(tab: BreakdownTab, value: unknown): WebFilter {
   const v = Array.isArray(value) ? value[tab.tupleIndex ?? 0] : value
-  if (v === null || v === undefined || v === '') return null
-  return { key: tab.filter.key, type: tab.filter.type, value: String(v) }
+  const { key, type } = tab.filter
+  if (v === null || v === undefined || v === '') return { key, type, operator: 'is_not_set', value: [] }
+  if (tab.id === 'language') return { key, type, operator: 'regex', value: [`^${escapeRegex(String(v).split('-')[0]!)}(-|$)`] }
+  return { key, type, operator: 'exact', value: [String(v)] }
 }
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -15,7 +15,7 @@ export function CountryMap({ table, tab, onFilter }: { table: StatsTable; tab: B
   if (!seen) return <div ref={ref} className="chart world-map" />
   return (
     <Suspense fallback={<div className="chart world-map" />}>
-      <WorldMap values={values} label={label} onPick={(code) => { const f = rowFilter(tab, code); if (f) onFilter(f) }} />
+      <WorldMap values={values} label={label} onPick={(code) => onFilter(rowFilter(tab, code))} />
     </Suspense>
   )
 }

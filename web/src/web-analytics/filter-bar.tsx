@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { Card, Field } from '../ui.tsx'
-import { DATE_OPTIONS, toggleFilter, type WebFilter, type WebState } from './web-filters.ts'
+import { DATE_OPTIONS, filterText, toggleFilter, type WebFilter, type WebState } from './web-filters.ts'
 
 const TYPE_LABEL: Record<WebFilter['type'], string> = { event: 'Event', session: 'Session', person: 'Person' }
 
@@ -31,8 +31,8 @@ export function FilterBar({ state, onChange }: { state: WebState; onChange: (s: 
         aria-label="Add a filter"
         onSubmit={(e) => {
           e.preventDefault()
-          if (!key.trim()) return
-          onChange(toggleFilter(state, { key: key.trim(), value, type }))
+          if (!key.trim() || !value) return
+          onChange(toggleFilter(state, { key: key.trim(), type, operator: 'exact', value: [value] }))
           setKey('')
           setValue('')
         }}
@@ -43,15 +43,15 @@ export function FilterBar({ state, onChange }: { state: WebState; onChange: (s: 
           </select>
         </Field>
         <Field label="Property"><input value={key} onChange={(e) => setKey(e.target.value)} placeholder="$pathname" /></Field>
-        <Field label="equals"><input value={value} onChange={(e) => setValue(e.target.value)} placeholder="/pricing" /></Field>
+        <Field label="equals"><input value={value} onChange={(e) => setValue(e.target.value)} placeholder="/pricing" required /></Field>
         <button className="btn">Add filter</button>
       </form>
       {state.filters.length > 0 && (
         <ul className="web-chips" aria-label="Filters">
           {state.filters.map((f) => (
-            <li key={`${f.type}:${f.key}`} className="web-chip">
-              <span><span className="muted">{TYPE_LABEL[f.type]}</span> <code>{f.key}</code> = <strong>{f.value}</strong></span>
-              <button type="button" className="btn small" aria-label={`Remove filter ${f.key} = ${f.value}`} onClick={() => onChange({ ...state, filters: state.filters.filter((g) => g !== f) })}>×</button>
+            <li key={`${f.type}:${f.key}:${f.operator}:${f.value.join()}`} className="web-chip">
+              <span><span className="muted">{TYPE_LABEL[f.type]}</span> <code>{f.key}</code> <strong>{filterText(f)}</strong></span>
+              <button type="button" className="btn small" aria-label={`Remove filter ${f.key} ${filterText(f)}`} onClick={() => onChange({ ...state, filters: state.filters.filter((g) => g !== f) })}>×</button>
             </li>
           ))}
           <li><button type="button" className="btn small" onClick={() => onChange({ ...state, filters: [] })}>Clear filters</button></li>

@@ -3,7 +3,7 @@ import { useSession } from '../session.tsx'
 import { useQueryResult } from '../insights/run-query.ts'
 import { humanDuration, num } from '../insights/format.ts'
 import { Ago, Card, Empty, Loadable } from '../ui.tsx'
-import type { WebState } from './web-filters.ts'
+import { toProperties, type WebState } from './web-filters.ts'
 
 /**
  * The latest sessions of the range (an EventsQuery grouped by `$session_id`), each a link to its
@@ -17,7 +17,7 @@ function sessionsQuery(s: WebState) {
     after: s.dateFrom,
     properties: [
       { key: '$session_id', operator: 'is_set', type: 'event' },
-      ...s.filters.filter((f) => f.type !== 'session').map((f) => ({ key: f.key, value: f.value, operator: 'exact', type: f.type })),
+      ...toProperties(s.filters.filter((f) => f.type !== 'session')),
     ],
     orderBy: ['max(timestamp) DESC'],
     limit: 10,

@@ -29,13 +29,14 @@ export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; ta
         <tbody>
           {table.rows.map((r, i) => {
             const filter = onFilter ? rowFilter(tab, r.value) : null
+            const what = filter?.operator === 'is_not_set' ? 'no' : ''
             const label = breakdownLabel(r.value)
             const width = total > 0 ? `${Math.round(((r.visitors.current ?? 0) / total) * 100)}%` : '0%'
             return (
               <tr key={i} className={filter ? 'clickable' : undefined} onClick={filter ? () => onFilter!(filter) : undefined}>
                 <td className="web-value" style={{ ['--share' as string]: width }}>
                   {filter
-                    ? <button type="button" className="link" title={`Filter by ${tab.column.toLowerCase()} ${label}`} onClick={(e) => { e.stopPropagation(); onFilter!(filter) }}>{label}</button>
+                    ? <button type="button" className="link" title={`Filter by ${what ? `${what} ${tab.column.toLowerCase()}` : `${tab.column.toLowerCase()} ${label}`}`} onClick={(e) => { e.stopPropagation(); onFilter!(filter) }}>{label}</button>
                     : <span>{label}</span>}
                 </td>
                 <Cell m={r.visitors} format={num} />

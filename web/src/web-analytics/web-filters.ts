@@ -5,8 +5,11 @@
  */
 type Json = Record<string, unknown>
 
-/** One filter on the page: PostHog's EventPropertyFilter / SessionPropertyFilter, always `exact`. */
-export interface WebFilter { key: string; value: string; type: 'event' | 'session' | 'person' }
+/**
+ * One filter on the page: PostHog's EventPropertyFilter / SessionPropertyFilter. `exact` holds one
+ * value or several (any of them), `is_not_set` none, `regex` one pattern.
+ */
+export interface WebFilter { key: string; type: 'event' | 'session' | 'person'; operator: 'exact' | 'is_not_set' | 'regex'; value: string[] }
 
 export interface WebState {
   dateFrom: string
@@ -24,6 +27,7 @@ export const DATE_OPTIONS: [string, string][] = [
 export const DEFAULT_STATE: WebState = { dateFrom: '-7d', compare: true, filterTestAccounts: false, filters: [] }
 
 const FILTER_TYPES = new Set(['event', 'session', 'person'])
+const OPERATORS = new Set(['exact', 'is_not_set', 'regex'])
 
 /** The state from the address bar's query string; anything unreadable falls back to the default. */
 export function readState(search: string): WebState {
@@ -33,7 +37,8 @@ export function readState(search: string): WebState {
   try {
     const raw = JSON.parse(q.get('filters') ?? '[]') as unknown
     if (Array.isArray(raw)) {
-      filters = raw.filter((f): f is WebFilter => !!f && typeof f === 'object' && typeof f.key === 'string' && typeof f.value === 'string' && FILTER_TYPES.has(f.type))
+      filters = raw.filter((f): f is WebFilter => !!f && typeof f === 'object' && typeof f.key === 'string' && FILTER_TYPES.has(f.type) && OPERATORS.has(f.operator)
+        && Array.isArray(f.value) && f.value.every((v: unknown) => typeof v === 'string') && (f.operator === 'is_not_set' || f.value.length > 0))
     }
   } catch {
     filters = []
@@ -57,15 +62,34 @@ export function writeState(s: WebState): string {
   return text ? `?${text}` : ''
 }
 
-/** Adds the filter, or removes it when the same key and value is already there (PostHog's toggle). */
+/**
+ * PostHog's `togglePropertyFilter` (webAnalyticsLogic): a row's value joins an `exact` filter on the
+ * same property (any of its values), a value already there is removed (or, among several, kept alone);
+ * a row without a value toggles `is_not_set`. Other filters (a regex, an added one) are added beside.
+ */
 export function toggleFilter(s: WebState, f: WebFilter): WebState {
-  const same = (g: WebFilter) => g.key === f.key && g.type === f.type
+  const same = (g: WebFilter) => g.key === f.key && g.type === f.type && g.operator === f.operator
   const existing = s.filters.find(same)
-  if (existing && existing.value === f.value) return { ...s, filters: s.filters.filter((g) => !same(g)) }
-  return { ...s, filters: [...s.filters.filter((g) => !same(g)), f] }
+  if (!existing || (f.operator === 'regex' && existing.value[0] !== f.value[0])) return { ...s, filters: [...s.filters, f] }
+  if (f.operator !== 'exact') return { ...s, filters: s.filters.filter((g) => g !== existing) }
+  const value = f.value[0]!
+  const next = existing.value.includes(value) ? (existing.value.length > 1 ? [value] : []) : [...existing.value, value]
+  return { ...s, filters: next.length === 0 ? s.filters.filter((g) => g !== existing) : s.filters.map((g) => (g === existing ? { ...g, value: next } : g)) }
 }
 
-const properties = (s: WebState) => s.filters.map((f) => ({ key: f.key, value: f.value, operator: 'exact', type: f.type }))
+/** How a filter reads on its chip: "= a or b", "is not set", "matches ^en". */
+export function filterText(f: WebFilter): string {
+  if (f.operator === 'is_not_set') return 'is not set'
+  if (f.operator === 'regex') return `matches ${f.value[0]}`
+  return `= ${f.value.join(' or ')}`
+}
+
+/** PostHog's property filters for the state (an `exact` of one value sends it alone, as PostHog does). */
+export const toProperties = (filters: WebFilter[]) => filters.map((f) => ({
+  key: f.key, type: f.type, operator: f.operator,
+  ...(f.operator === 'is_not_set' ? {} : { value: f.operator === 'exact' && f.value.length > 1 ? f.value : f.value[0] }),
+}))
+const properties = (s: WebState) => toProperties(s.filters)
 const base = (s: WebState) => ({
   dateRange: { date_from: s.dateFrom, date_to: null },
   properties: properties(s),
