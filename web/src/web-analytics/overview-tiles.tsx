@@ -35,8 +35,8 @@ function Tile({ item, compare }: { item: OverviewItem; compare: boolean }) {
       <div className="stat" data-testid={`web-tile-${item.key.replace(/\s+/g, '-')}`}>{formatItem(item.kind, item.value)}</div>
       {compare && (
         <div className={`web-change ${good}`}>
-          {pct === null ? 'no previous data' : `${pct > 0 ? '▲' : pct < 0 ? '▼' : ''} ${Math.abs(pct)}%`}
-          {item.previous != null && <span className="muted"> · was {formatItem(item.kind, item.previous)}</span>}
+          {pct !== null && `${pct > 0 ? '▲' : pct < 0 ? '▼' : ''} ${Math.abs(pct)}% · `}
+          <span className="muted">{item.previous == null ? 'no previous data' : `was ${formatItem(item.kind, item.previous)}`}</span>
         </div>
       )}
     </div>
