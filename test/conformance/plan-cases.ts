@@ -113,6 +113,7 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
       expect: each((r, i) => ({ run: i + 1, near: ROWS.filter((x, j) => j !== i && ms(x) <= ms(r) && ms(x) >= ms(r) - 86_400_000).length })) },
   ],
   property_filter: [{ title: 'a filter on the event', plan: fromEvents([['d', col('distinct_id')]], { where: { op: 'property_filter', filter: { key: 'plan', operator: 'exact', value: 'PRO', type: 'event' } } }), expect: ROWS.filter((r) => String(r.p.plan ?? '').toLowerCase() === 'pro').map((r) => ({ d: r.d })) }],
+  value_filter: [{ title: 'a filter on a computed value (the event name), NULL as absent', plan: fromEvents([['d', col('distinct_id')], ['f', { op: 'value_filter', arg: col('event'), filter: { key: 'x', operator: 'icontains', value: 'UY', type: 'event' } }], ['n', { op: 'value_filter', arg: lit(null), filter: { key: 'x', operator: 'is_not_set', value: null, type: 'event' } }]]), expect: each((r) => ({ d: r.d, f: r.e === 'buy', n: true })) }],
   action: [
     { title: 'an event step', plan: fromEvents([['d', col('distinct_id')]], { where: { op: 'action', steps: [{ event: 'buy' }] } }), expect: ROWS.filter((r) => r.e === 'buy').map((r) => ({ d: r.d })) },
     { title: 'a selector step (elements parsed in SQL)', plan: fromEvents([['d', col('distinct_id')]], { where: { op: 'action', steps: [{ event: 'buy', selector: 'div > button.primary' }] } }), expect: [{ d: 'u3' }] },

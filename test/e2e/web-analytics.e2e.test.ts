@@ -167,3 +167,47 @@ testOnEachEngine('bad input: an unknown breakdown and an unsupported one are 400
     assert.equal(res.json().attr, 'query.breakdownBy')
   }
 })
+
+testOnEachEngine('session property filters (a clicked channel or entry page) filter the sessions counted', async (_t, engine) => {
+  const sessions = referenceSessions(all)
+  const channel = (id: string) => CHANNEL_CASES[data.channelOf.get(id)!]![1]
+  const sid = (e: TestEvent) => e.properties?.$session_id as string
+  const byChannel = await queryOk(apps[engine], overview({ properties: [{ key: '$channel_type', type: 'session', operator: 'exact', value: 'Organic Search' }] }))
+  const ref = referenceOverview(all, CURRENT, null, (e) => channel(sid(e)) === 'Organic Search').current
+  assert.ok(ref.sessions > 0)
+  assert.deepEqual(byChannel.results.slice(0, 3).map((r: any) => r.value), [ref.visitors, ref.views, ref.sessions])
+  const byEntry = await checkTableFiltered(apps[engine], [{ key: '$entry_pathname', type: 'session', operator: 'exact', value: '/pricing' }], (e) => sessions.get(sid(e))!.entryPathname === '/pricing')
+  assert.ok(byEntry > 0)
+  const bad = await postQuery(apps[engine], overview({ properties: [{ key: '$nope', type: 'session', value: 'x' }] }))
+  assert.equal(bad.statusCode, 400, bad.body)
+  assert.equal(bad.json().attr, 'query.properties.0.key')
+})
+
+/** The Browser table under `properties` equals the reference over the events `keep` lets through; the number of rows. */
+async function checkTableFiltered(app: TestApp, properties: unknown[], keep: (e: TestEvent) => boolean): Promise<number> {
+  const body = await queryOk(app, table('Browser', { properties }))
+  const ref = referenceTable(all, CURRENT, (e) => e.properties?.$browser ?? null, { keep })
+  assert.deepEqual(Object.fromEntries(body.results.map((r: any[]) => [r[0], [r[1][0], r[2][0]]])), Object.fromEntries([...ref].map(([k, r]) => [JSON.parse(k), [r.visitors, r.views]])))
+  return body.results.length
+}
+
+testOnEachEngine('filterTestAccounts applies the project\'s test_account_filters (PATCHable as PostHog\'s)', async (_t, engine) => {
+  const app = apps[engine]
+  const api = privateApi(app)
+  const bad = await api.patch('/', { test_account_filters: [{ key: '$browser', operator: 'nope', value: 'x', type: 'event' }] })
+  assert.equal(bad.statusCode, 400, bad.body)
+  assert.match(bad.json().attr, /^test_account_filters/)
+  const filters = [{ key: '$browser', operator: 'is_not', value: 'Safari', type: 'event' }]
+  const res = await api.patch('/', { test_account_filters: filters })
+  assert.equal(res.statusCode, 200, res.body)
+  assert.deepEqual((await api.get('/')).json().test_account_filters, filters)
+  try {
+    const excluded = await queryOk(app, overview({ filterTestAccounts: true }))
+    const ref = referenceOverview(all, CURRENT, null, (e) => e.properties?.$browser !== 'Safari').current
+    assert.deepEqual(excluded.results.slice(0, 3).map((r: any) => r.value), [ref.visitors, ref.views, ref.sessions])
+    const everyone = await queryOk(app, overview({ filterTestAccounts: false }))
+    assert.equal(everyone.results[2].value, referenceOverview(all, CURRENT, null).current.sessions)
+  } finally {
+    await api.patch('/', { test_account_filters: [] })
+  }
+})

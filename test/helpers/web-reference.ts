@@ -96,11 +96,11 @@ export function referenceTable(
   events: readonly TestEvent[],
   span: Span,
   value: (e: TestEvent, s: RefSession) => unknown,
-  opts: { keepNull?: boolean; otherPeriod?: Span } = {},
+  opts: { keepNull?: boolean; otherPeriod?: Span; keep?: (e: TestEvent) => boolean } = {},
 ): Map<string, { visitors: number; views: number; bounceRate: number | null }> {
   const sessions = referenceSessions(events)
   // With compare, events of either period count (a session may start in one and go on in the other).
-  const views = new Map([...viewsBySession(events, sessions, span, opts.otherPeriod ?? null, () => true)].filter(([id]) => inSpan(sessions.get(id)!.start, span)))
+  const views = new Map([...viewsBySession(events, sessions, span, opts.otherPeriod ?? null, opts.keep ?? (() => true))].filter(([id]) => inSpan(sessions.get(id)!.start, span)))
   const groups = new Map<string, { persons: Set<string>; views: number; bounces: Array<number | null> }>()
   for (const [sid, list] of views) {
     const s = sessions.get(sid)!

@@ -74,6 +74,12 @@ export type Expr =
   | { op: 'window'; fn: 'lag' | 'lead' | 'row_number' | 'dense_rank' | AggregateFn; arg?: Expr; by?: Expr; partitionBy: Expr[]; orderBy: Array<{ expr: Expr; desc?: boolean }>; frame?: WindowFrame }
   /** A property filter with the shared operator semantics (`domain/properties`), on the event or its person. */
   | { op: 'property_filter'; filter: PropertyFilter }
+  /**
+   * A property filter's operator and value applied to a value of the relation (its text; NULL is an
+   * absent key), with the shared operator semantics: filters on columns that are not event or person
+   * properties (a session's `$entry_pathname`, `$channel_type`...). The filter's key is not read.
+   */
+  | { op: 'value_filter'; arg: Expr; filter: PropertyFilter }
   /** Whether the event matches an action (OR over its steps). */
   | { op: 'action'; steps: readonly ActionStepDefinition[] }
   /**

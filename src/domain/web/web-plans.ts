@@ -2,6 +2,13 @@ import { and, bin, col, keep, lit, timeBetween, when, type Expr, type Plan, type
 import { keepCondition, languagePrefix, languageRegion, type BreakdownDef } from './web-breakdowns.ts'
 import { hasSessionId, SESSION_SPAN_MS, sessionIdExpr, sessionsPlan } from './sessions-plan.ts'
 
+/** The query's session filters (`session-filters.ts`) and whether they read the channel. */
+export interface SessionFilter {
+  expr: Expr | undefined
+  channel: boolean
+}
+const NO_SESSION_FILTER: SessionFilter = { expr: undefined, channel: false }
+
 /** A half-open span of time. */
 export interface Span {
   from: Date
@@ -21,6 +28,9 @@ const or = (args: Expr[]): Expr => (args.length === 1 ? args[0]! : { op: 'or', a
 function msIn(ms: Expr, s: Span): Expr {
   return and(bin('>=', ms, lit(s.from.getTime())), bin('<', ms, lit(s.to.getTime())))!
 }
+
+/** Sessions that started in a period (`start_ms` of the joined sessions). */
+const startedInPeriods = (p: Periods): Expr => or(all(p).map((s) => msIn(col('start_ms'), s)))
 
 /** Events of the periods: PostHog's `_periods_expression('timestamp')`. */
 function eventsInPeriods(p: Periods): Expr {
@@ -58,7 +68,7 @@ function inPeriod(fn: 'uniq' | 'sum' | 'avg', value: Expr, s: Span | null): Expr
  * per period: unique visitors, views, sessions, the average session duration and the bounce rate
  * (duration and bounce of the whole session, from the sessions table).
  */
-export function overviewPlan(p: Periods, filter: Expr | undefined): Plan {
+export function overviewPlan(p: Periods, filter: Expr | undefined, session: SessionFilter = NO_SESSION_FILTER): Plan {
   const perSession: Plan = {
     source: { kind: 'events' },
     select: [
@@ -77,9 +87,9 @@ export function overviewPlan(p: Periods, filter: Expr | undefined): Plan {
     { alias: `${prefix}bounce_rate`, expr: inPeriod('avg', col('is_bounce'), s) },
   ]
   return {
-    source: { kind: 'join', left: perSession, right: sessionsFor(p, false), using: ['session_id'] },
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, session.channel), using: ['session_id'] },
     select: [...measures(p.current, ''), ...measures(p.previous, 'previous_')],
-    where: or(all(p).map((s) => msIn(col('start_ms'), s))),
+    where: and(startedInPeriods(p), session.expr),
   }
 }
 
@@ -92,7 +102,8 @@ const partAlias = (i: number) => `bv${i}`
  * views and (with `bounce`) the bounce rate of those sessions. Unordered and unlimited: the caller
  * sorts, computes each row's share and pages.
  */
-export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefined, opts: { bounce: boolean }): Plan {
+export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefined, opts: { bounce: boolean; session?: SessionFilter }): Plan {
+  const session = opts.session ?? NO_SESSION_FILTER
   const eventParts = def.parts.flatMap((part, i) => (part.from === 'event' ? [{ alias: partAlias(i), expr: part.expr }] : []))
   const perSession: Plan = {
     source: { kind: 'events' },
@@ -106,12 +117,12 @@ export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefine
     groupBy: [sessionIdExpr, ...eventParts.map((e) => e.expr)],
   }
   const joined: Plan = {
-    source: { kind: 'join', left: perSession, right: sessionsFor(p, def.channel === true), using: ['session_id'] },
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, def.channel === true || session.channel), using: ['session_id'] },
     select: [
       ...keep(['session_id', 'person', 'view_count', 'start_ms', 'is_bounce']),
       ...def.parts.map((part, i) => ({ alias: partAlias(i), expr: part.from === 'event' ? col(partAlias(i)) : part.expr })),
     ],
-    where: or(all(p).map((s) => msIn(col('start_ms'), s))),
+    where: and(startedInPeriods(p), session.expr),
   }
   const kept = keepCondition(def)
   const rows: Plan = kept ? { source: { kind: 'plan', plan: joined }, select: keep(['session_id', 'person', 'view_count', 'start_ms', 'is_bounce', ...def.parts.map((_, i) => partAlias(i))]), where: kept } : joined
@@ -141,7 +152,7 @@ export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefine
  * `$pathname` (so a filter on pages keeps each page's own entry bounce rate). Rows `bv0` (the entry
  * pathname), `bounce_rate`, `previous_bounce_rate`.
  */
-export function entryBouncePlan(p: Periods, filterWithoutPathname: Expr | undefined): Plan {
+export function entryBouncePlan(p: Periods, filterWithoutPathname: Expr | undefined, session: SessionFilter = NO_SESSION_FILTER): Plan {
   const perSession: Plan = {
     source: { kind: 'events' },
     select: [{ alias: 'session_id', expr: sessionIdExpr }],
@@ -149,13 +160,13 @@ export function entryBouncePlan(p: Periods, filterWithoutPathname: Expr | undefi
     groupBy: [sessionIdExpr],
   }
   return {
-    source: { kind: 'join', left: perSession, right: sessionsFor(p, false), using: ['session_id'] },
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, session.channel), using: ['session_id'] },
     select: [
       { alias: 'bv0', expr: col('entry_pathname') },
       { alias: 'bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.current) },
       { alias: 'previous_bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.previous) },
     ],
-    where: and(or(all(p).map((s) => msIn(col('start_ms'), s))), { op: 'not', arg: { op: 'is_null', arg: col('entry_pathname') } }),
+    where: and(startedInPeriods(p), session.expr, { op: 'not', arg: { op: 'is_null', arg: col('entry_pathname') } }),
     groupBy: [col('entry_pathname')],
   }
 }

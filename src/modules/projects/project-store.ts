@@ -24,6 +24,8 @@ export interface ProjectSettingsInput {
   eventRetentionDays?: number | null
   anonymizeIps?: boolean
   geoipEnabled?: boolean
+  /** Replaces the test-account filters (already checked). */
+  testAccountFilters?: readonly Record<string, unknown>[]
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */

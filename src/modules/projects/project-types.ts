@@ -38,6 +38,8 @@ export interface Project {
   anonymizeIps: boolean
   /** `geoip_enabled`: the worker adds the `$geoip_*` location of `$ip` to each event and its person. */
   geoipEnabled: boolean
+  /** PostHog's `test_account_filters`: property filters (event, person) that `filterTestAccounts` applies to queries. */
+  testAccountFilters: readonly Record<string, unknown>[]
   createdAt: Date
   updatedAt: Date
   /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */

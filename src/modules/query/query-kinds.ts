@@ -9,7 +9,7 @@ import { runHogQLQuery } from './run-hogql-query.ts'
 import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
 import { runRetentionQuery } from './run-retention-query.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
-import { runWebOverviewQuery, runWebStatsTableQuery } from './run-web-queries.ts'
+import { runWebOverviewQuery, runWebStatsTableQuery, runWebVitalsQuery } from './run-web-queries.ts'
 
 /**
  * One query kind of `POST /api/projects/:id/query/`, by PostHog's `kind`: everything Tally knows
@@ -40,6 +40,7 @@ const kinds: QueryKind[] = [
   // Web analytics (docs/web-analytics.md): sessions from the events, PostHog's shapes.
   { kind: 'WebOverviewQuery', run: runWebOverviewQuery, dashboardFilters: true },
   { kind: 'WebStatsTableQuery', run: runWebStatsTableQuery, dashboardFilters: true },
+  { kind: 'WebVitalsQuery', run: runWebVitalsQuery, dashboardFilters: true },
 ]
 
 /**

@@ -3,9 +3,12 @@ import { filtersToExpr } from '../../domain/query/filter-expr.ts'
 import type { Expr } from '../../domain/query/query-plan.ts'
 import { WEB_BREAKDOWNS } from '../../domain/web/web-breakdowns.ts'
 import { entryBouncePlan, overviewPlan, statsPlan, type Periods } from '../../domain/web/web-plans.ts'
+import { sessionFilterExpr, splitSessionFilters } from '../../domain/web/session-filters.ts'
 import { readWebQueryBase, readWebStatsTableQuery, type WebQueryBase } from '../../domain/web/web-query.ts'
 import { num, overviewResults, rangeStrings, shapeStatsTable, type StatsRow } from '../../domain/web/web-results.ts'
 import { validationError } from '../../shared/errors.ts'
+import { readNode } from '../../domain/query/query-fields.ts'
+import { runTrendsQuery } from './run-trends-query.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, resolveRange } from './query-helpers.ts'
 
@@ -13,19 +16,24 @@ import { loadCohorts, resolveRange } from './query-helpers.ts'
 async function readCommon(ctx: QueryContext, q: WebQueryBase, opts: { withoutPathname?: boolean } = {}) {
   const range = await resolveRange(ctx, q.dateRange, 'day')
   const periods: Periods = { current: range, previous: q.compare ? previousPeriod(range) : null }
-  const cohorts = await loadCohorts(ctx, [q.properties])
-  const filter = filtersToExpr(q.properties, 'query.properties', cohorts)
-  const list = Array.isArray(q.properties) ? q.properties : []
+  // "Filter out internal and test users": the project's test-account filters join the query's.
+  const properties = q.filterTestAccounts ? [...(q.properties as unknown[]), ...ctx.project.testAccountFilters] : q.properties
+  // Session properties filter the sessions; the others (event, person, cohort) the events counted.
+  const { others, session: sessionFilters } = splitSessionFilters(properties)
+  const session = sessionFilterExpr(sessionFilters, 'query.properties')
+  const cohorts = await loadCohorts(ctx, [others])
+  const filter = filtersToExpr(others, 'query.properties', cohorts)
+  const list = Array.isArray(others) ? others : []
   const isPathname = (p: unknown) => typeof p === 'object' && p !== null && (p as { key?: unknown }).key === '$pathname' && ((p as { type?: unknown }).type ?? 'event') === 'event'
   const withoutPathname: Expr | undefined = opts.withoutPathname ? filtersToExpr(list.filter((p) => !isPathname(p)), 'query.properties', cohorts) : undefined
-  return { range, periods, filter, withoutPathname }
+  return { range, periods, filter, withoutPathname, session }
 }
 
 /** `WebOverviewQuery`: visitors, views, sessions, session duration and bounce rate, with the previous period on compare. */
 export async function runWebOverviewQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
   const q = readWebQueryBase(node)
-  const { range, periods, filter } = await readCommon(ctx, q)
-  const { rows } = await ctx.run(overviewPlan(periods, filter))
+  const { range, periods, filter, session } = await readCommon(ctx, q)
+  const { rows } = await ctx.run(overviewPlan(periods, filter, session))
   return {
     results: overviewResults(rows[0] ?? {}),
     samplingRate: { numerator: 1, denominator: null },
@@ -41,10 +49,10 @@ export async function runWebStatsTableQuery(ctx: QueryContext, node: QueryNode):
   if (!def) throw validationError('query.breakdownBy', `The ${q.breakdownBy} breakdown is not supported yet.`, 'invalid_input')
   // Pages take their bounce rate from the sessions that entered on them (a second statement, joined here).
   const pageBounce = q.breakdownBy === 'Page' && q.includeBounceRate
-  const { periods, filter, withoutPathname } = await readCommon(ctx, q, { withoutPathname: pageBounce })
+  const { periods, filter, withoutPathname, session } = await readCommon(ctx, q, { withoutPathname: pageBounce })
   const [{ rows }, bounce] = await Promise.all([
-    ctx.run(statsPlan(periods, def, filter, { bounce: q.includeBounceRate && !pageBounce })),
-    pageBounce ? ctx.run(entryBouncePlan(periods, withoutPathname)) : Promise.resolve(null),
+    ctx.run(statsPlan(periods, def, filter, { bounce: q.includeBounceRate && !pageBounce, session })),
+    pageBounce ? ctx.run(entryBouncePlan(periods, withoutPathname, session)) : Promise.resolve(null),
   ])
   const bounceOf = new Map((bounce?.rows ?? []).map((r) => [String(r.bv0), [num(r.bounce_rate), num(r.previous_bounce_rate)] as [number | null, number | null]]))
   const compare = periods.previous !== null
@@ -61,4 +69,20 @@ export async function runWebStatsTableQuery(ctx: QueryContext, node: QueryNode):
     return row
   })
   return { ...shapeStatsTable(stats, q, q.includeBounceRate), usedPreAggregatedTables: false }
+}
+
+/**
+ * `WebVitalsQuery`: PostHog runs its `source` (a TrendsQuery of `$web_vitals` events, one series per
+ * metric and percentile: `math: 'p75'`, `math_property: '$web_vitals_LCP_value'`) as a trends query,
+ * with the web page's filters (`properties`, `filterTestAccounts`) added to the source's.
+ */
+export async function runWebVitalsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
+  const source = readNode(node.source, 'query.source')
+  if (source.kind !== 'TrendsQuery') throw validationError('query.source.kind', 'A WebVitalsQuery\'s source is a TrendsQuery.', 'invalid_choice')
+  const base = readWebQueryBase(node)
+  const testAccounts = base.filterTestAccounts || source.filterTestAccounts === true ? ctx.project.testAccountFilters : []
+  const extra = [...(base.properties as unknown[]), ...testAccounts]
+  const own = source.properties
+  const properties = own === undefined || own === null ? extra : Array.isArray(own) ? [...own, ...extra] : extra.length ? { type: 'AND', values: [own, { type: 'AND', values: extra }] } : own
+  return runTrendsQuery(ctx, { ...source, properties })
 }

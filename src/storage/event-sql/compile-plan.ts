@@ -1,6 +1,7 @@
 import type { Expr, Plan } from '../../domain/query/query-plan.ts'
 import { AppError } from '../../shared/errors.ts'
 import { compileActionSql, stepFilterSql } from './action-sql.ts'
+import { propertyFilterSql } from './property-filter-sql.ts'
 import type { EventDialect } from './event-dialect.ts'
 import type { SqlParams } from './sql-params.ts'
 
@@ -213,6 +214,10 @@ function compileExpr(e: Expr, s: Scope): string {
       const r = stepFilterSql(e.filter, d, params)
       if (r.needsElements) s.needs.elements = true
       return r.condition
+    }
+    case 'value_filter': {
+      const value = x(e.arg)
+      return propertyFilterSql(e.filter, { present: `(${value} IS NOT NULL)`, text: d.cast(value, 'text') }, d, params)
     }
     case 'action': {
       eventsOnly(s, e.op)

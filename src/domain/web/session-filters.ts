@@ -1,0 +1,65 @@
+import { validationError } from '../../shared/errors.ts'
+import { EVENT_SQL_OPERATORS } from '../properties/property-operators.ts'
+import type { PropertyFilter } from '../properties/property-filter.ts'
+import { readNode, readText } from '../query/query-fields.ts'
+import { col, lit, type Expr } from '../query/query-plan.ts'
+
+/**
+ * PostHog's session properties (`type: 'session'` filters, sessions_v2.py's fields) as
+ * `sessionsPlan`'s columns: what the web page filters by when a row of a session breakdown is
+ * clicked (`$entry_pathname`, `$channel_type`...).
+ */
+const SESSION_PROPERTIES: ReadonlyMap<string, Expr> = new Map<string, Expr>([
+  ['$entry_pathname', col('entry_pathname')],
+  ['$end_pathname', col('end_pathname')],
+  ['$exit_pathname', col('end_pathname')],
+  ['$entry_current_url', col('entry_current_url')],
+  ['$end_current_url', col('end_current_url')],
+  ['$exit_current_url', col('end_current_url')],
+  ['$entry_referring_domain', col('entry_referring_domain')],
+  ['$entry_referrer', col('entry_referrer')],
+  ['$entry_utm_source', col('entry_utm_source')],
+  ['$entry_utm_medium', col('entry_utm_medium')],
+  ['$entry_utm_campaign', col('entry_utm_campaign')],
+  ['$entry_utm_term', col('entry_utm_term')],
+  ['$entry_utm_content', col('entry_utm_content')],
+  ['$entry_gclid', col('entry_gclid')],
+  ['$entry_fbclid', col('entry_fbclid')],
+  ['$entry_gad_source', col('entry_gad_source')],
+  ['$last_external_click_url', col('last_external_click_url')],
+  ['$channel_type', col('channel_type')],
+  ['$session_duration', col('session_duration')],
+  ['$pageview_count', col('pageview_count')],
+  ['$autocapture_count', col('autocapture_count')],
+  ['$screen_count', col('screen_count')],
+  // A boolean in PostHog: its filters compare with true/false.
+  ['$is_bounce', { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('is_bounce'), right: lit(1) }, lit('true')], [{ op: 'binary', fn: '=', left: col('is_bounce'), right: lit(0) }, lit('false')]], else: lit(null) }],
+])
+
+const isSessionFilter = (p: unknown): boolean => typeof p === 'object' && p !== null && !Array.isArray(p) && (p as { type?: unknown }).type === 'session'
+
+/** The query's filters split: session filters apart from the others (event, person, cohort...), a flat list as the web page sends. */
+export function splitSessionFilters(properties: unknown): { others: unknown; session: unknown[] } {
+  if (!Array.isArray(properties)) return { others: properties, session: [] }
+  return { others: properties.filter((p) => !isSessionFilter(p)), session: properties.filter(isSessionFilter) }
+}
+
+/** Session filters as one condition on `sessionsPlan`'s columns (AND), and whether one reads `$channel_type`. */
+export function sessionFilterExpr(filters: readonly unknown[], attr: string): { expr: Expr | undefined; channel: boolean } {
+  const parts: Expr[] = []
+  let channel = false
+  filters.forEach((f, i) => {
+    const node = readNode(f, `${attr}.${i}`)
+    const key = readText(node.key, `${attr}.${i}.key`)!
+    const arg = SESSION_PROPERTIES.get(key)
+    if (!arg) throw validationError(`${attr}.${i}.key`, `"${key}" is not a session property Tally knows (${[...SESSION_PROPERTIES.keys()].join(', ')}).`, 'invalid_input')
+    const operator = node.operator ?? 'exact'
+    if (typeof operator !== 'string' || !(EVENT_SQL_OPERATORS as readonly string[]).includes(operator)) {
+      throw validationError(`${attr}.${i}.operator`, `"${String(operator)}" is not a supported operator.`, 'invalid_choice')
+    }
+    if (key === '$channel_type') channel = true
+    const filter: PropertyFilter = { key, type: 'event', operator, value: node.value }
+    parts.push({ op: 'value_filter', arg, filter })
+  })
+  return { expr: parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and', args: parts }, channel }
+}
