@@ -150,6 +150,7 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
     await page.getByRole('list', { name: 'Filters' }).getByText('$device_type').waitFor()
     assert.match(decodeURIComponent(page.url()), /"key":"\$device_type","type":"event","operator":"exact","value":\["Mobile"\]/)
     assert.deepEqual(await tiles(page, '1'), { Visitors: '1', 'Page views': '1', Sessions: '1', 'Session duration': '0s', 'Bounce rate': '100%' })
+    await page.getByRole('tab', { name: 'Pages' }).click()
     assert.deepEqual(await tableRows(page, 'Pages', 1), ['/ 1 1'])
     await screenshot(page, 'web-analytics-filtered')
     await page.getByRole('button', { name: 'Remove filter $device_type = Mobile' }).click()
@@ -161,6 +162,14 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
     assert.equal(filtered.Sessions, '2')
     // Back in history: the filter was an address, so the browser's Back undoes it.
     await page.goBack()
+    assert.equal((await tiles(page, '3'))['Page views'], '8')
+
+    // A session property: the channel ada's newsletter session came through.
+    await page.getByRole('tab', { name: 'Channels' }).click()
+    await page.getByRole('table', { name: 'Channels', exact: true }).getByRole('button', { name: 'Email', exact: true }).click()
+    assert.deepEqual(await tiles(page, '1'), { Visitors: '1', 'Page views': '2', Sessions: '1', 'Session duration': '5s', 'Bounce rate': '0%' })
+    await page.getByRole('note').getByText(/\$channel_type/).waitFor()
+    await page.getByRole('button', { name: 'Clear filters' }).click()
     assert.equal((await tiles(page, '3'))['Page views'], '8')
   })
 

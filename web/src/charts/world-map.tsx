@@ -16,6 +16,14 @@ const topology = world as unknown as Topology<{ countries: GeometryCollection<{ 
 const shapes = feature(topology, topology.objects.countries)
 // Antarctica has no visitors and takes a fifth of the map.
 shapes.features = shapes.features.filter((f) => f.id !== '010')
+// Rings that cross the antimeridian (Russia's far east, Fiji) would be drawn as lines across the whole
+// map: those few islands and coasts are left out.
+type Ring = number[][]
+const crosses = (ring: Ring) => ring.some((p, i) => i > 0 && Math.abs(p[0]! - ring[i - 1]![0]!) > 180)
+for (const f of shapes.features) {
+  const g = f.geometry as { type: string; coordinates: Ring[] | Ring[][] }
+  if (g.type === 'MultiPolygon') g.coordinates = (g.coordinates as Ring[][]).filter((polygon) => !polygon.some(crosses))
+}
 echarts.registerMap('world', shapes as unknown as Parameters<typeof echarts.registerMap>[1])
 
 /** The map's name of a country (Natural Earth's) by alpha-2 code, and back. */

@@ -32,6 +32,9 @@ export function TrendChart({ state }: { state: WebState }) {
             <>
               <Chart option={option} label="Visitors and views over time" />
               {/* Only views add up over the range: a sum of daily visitors would count returning people again. */}
+              {state.filters.some((f) => f.type === 'session') && (
+                <p className="hint" role="note">Session filters ({state.filters.filter((f) => f.type === 'session').map((f) => f.key).join(', ')}) apply to the tiles and tables, not to this chart.</p>
+              )}
               <p className="muted" data-testid="trend-views-total">Page views in the range: <strong>{num(total(series[1]))}</strong></p>
             </>
           )

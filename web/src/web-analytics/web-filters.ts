@@ -109,8 +109,13 @@ export function statsTableQuery(s: WebState, breakdownBy: string, limit = 10): J
 /** Hourly for a day or less, daily otherwise (PostHog's web trend does the same). */
 export const intervalOf = (dateFrom: string) => (dateFrom === 'dStart' || dateFrom === '-24h' ? 'hour' : 'day')
 
-/** The trend chart: unique visitors and page views per interval, through the ordinary TrendsQuery. */
+/**
+ * The trend chart: unique visitors and page views per interval, through the ordinary TrendsQuery.
+ * TrendsQuery has no session properties (Tally's trends filter events and persons), so session
+ * filters are left out of it; the chart says so.
+ */
 export function trendQuery(s: WebState): Json {
+  const withoutSession = { ...s, filters: s.filters.filter((f) => f.type !== 'session') }
   return {
     kind: 'TrendsQuery',
     series: [
@@ -118,7 +123,7 @@ export function trendQuery(s: WebState): Json {
       { kind: 'EventsNode', event: '$pageview', name: '$pageview', custom_name: 'Views', math: 'total' },
     ],
     interval: intervalOf(s.dateFrom),
-    ...base(s),
+    ...base(withoutSession),
     trendsFilter: { display: 'ActionsLineGraph' },
     compareFilter: { compare: false },
   }
