@@ -220,8 +220,11 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
     await card.getByLabel('Test account value').fill('Safari')
     await card.getByRole('button', { name: 'Add filter' }).click()
     await card.getByRole('list', { name: 'Test account filters' }).getByText('$browser').waitFor()
-    await eventually(async () => JSON.stringify((await app.http.inject({ url: `/api/projects/${app.projectId}/`, headers: app.auth })).json().test_account_filters)
-      === JSON.stringify([{ type: 'event', key: '$browser', operator: 'exact', value: 'Safari' }]))
+    const stored = await eventually(async () => {
+      const filters = (await app.http.inject({ url: `/api/projects/${app.projectId}/`, headers: app.auth })).json().test_account_filters
+      return filters.length === 1 && filters
+    })
+    assert.deepEqual(stored, [{ type: 'event', key: '$browser', operator: 'exact', value: 'Safari' }])
     await assertAccessible(page, 'settings with a test account filter')
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Web analytics', exact: true }).click()
