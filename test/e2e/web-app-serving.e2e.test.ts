@@ -31,7 +31,7 @@ test('the built app: index.html for the app\'s own paths (never cached), hashed 
     'assets/index-AbC123.js': SCRIPT,
     'assets/index-AbC123.js.br': brotliCompressSync(SCRIPT),
   })
-  for (const url of ['/', '/activity', '/persons/0190-abc', '/feature_flags/12', '/settings?tab=keys', '/signup?invite=x']) {
+  for (const url of ['/', '/activity', '/persons/0190-abc', '/feature_flags/12', '/settings?tab=keys', '/signup?invite=x', '/web?date_from=-30d', '/sessions/0190-abc']) {
     const res = await app.inject({ url })
     assert.equal(res.statusCode, 200, url)
     assert.match(String(res.headers['content-type']), /^text\/html/, url)

@@ -24,7 +24,7 @@ test('the events API reads elements_chain into PostHog\'s elements, a `;` inside
 
 test('an unknown app address opened by a browser gets the app (404), an API client PostHog\'s JSON 404', async (t) => {
   const { app } = await startWebTally(t, { seed: false })
-  for (const url of ['/web', '/experiments', '/surveys/new']) {
+  for (const url of ['/webx', '/experiments', '/surveys/new']) {
     const page = await app.http.inject({ url, headers: { accept: 'text/html,application/xhtml+xml' } })
     assert.equal(page.statusCode, 404, url)
     assert.match(String(page.headers['content-type']), /^text\/html/, url)

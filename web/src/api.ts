@@ -2,7 +2,11 @@ const KEY_STORAGE = 'tally.personalApiKey'
 
 /** A non-2xx answer of the API, with PostHog's error body when it has one. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly code: string | null = null, readonly attr: string | null = null) {
+  constructor(
+    readonly status: number, message: string, readonly code: string | null = null, readonly attr: string | null = null,
+    /** Seconds of a 429's or 503's Retry-After header (null without one). */
+    readonly retryAfter: number | null = null,
+  ) {
     super(message)
   }
 }
@@ -42,7 +46,8 @@ export async function api<T>(path: string, opts: { method?: Method; body?: unkno
   }
   if (!res.ok) {
     const err = (json ?? {}) as { detail?: string; code?: string; attr?: string }
-    throw new ApiError(res.status, err.detail ?? `${res.status} ${res.statusText}`, err.code ?? null, err.attr ?? null)
+    const retryAfter = Number(res.headers.get('retry-after'))
+    throw new ApiError(res.status, err.detail ?? `${res.status} ${res.statusText}`, err.code ?? null, err.attr ?? null, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null)
   }
   return json as T
 }

@@ -1,12 +1,15 @@
 import { lazy, Suspense, useEffect, useState } from 'react'
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter'
-import { useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ApiError, personalKey } from './api.ts'
-import { SessionContext, useSessionQuery } from './session.tsx'
+import { SessionContext, useSession, useSessionQuery } from './session.tsx'
+import type { EventListJson } from '../../src/http/wire-types.ts'
 import { ErrorBox } from './ui.tsx'
 import { LoginPage } from './pages/login.tsx'
 
 // Each section is its own chunk: the first load carries only the shell and the sign-in page.
+const WebAnalyticsPage = lazy(() => import('./pages/web-analytics.tsx'))
+const SessionDetailPage = lazy(() => import('./pages/session-detail.tsx'))
 const ActivityPage = lazy(() => import('./pages/activity.tsx'))
 const PersonsPage = lazy(() => import('./pages/persons.tsx'))
 const GroupsPage = lazy(() => import('./pages/groups.tsx'))
@@ -21,6 +24,7 @@ const SetupPage = lazy(() => import('./pages/setup.tsx'))
 const SignupPage = lazy(() => import('./pages/signup.tsx'))
 
 const NAV = [
+  ['/web', 'Web analytics'],
   ['/activity', 'Activity'],
   ['/persons', 'People'],
   ['/groups', 'Groups'],
@@ -34,6 +38,17 @@ const NAV = [
 ] as const
 
 const Loading = () => <p className="muted" role="status">Loading…</p>
+
+/**
+ * The first page after sign-in: Web analytics once the project has page views (the screen a
+ * posthog-js user opens first), Activity before that (where the first events show up).
+ */
+function Home() {
+  const { base } = useSession()
+  const pageviews = useQuery({ queryKey: ['has-pageviews', base], queryFn: () => api<EventListJson>(`${base}/events/?event=%24pageview&limit=1`), retry: false })
+  if (pageviews.isPending) return <Loading />
+  return <Redirect to={pageviews.data && pageviews.data.results.length > 0 ? '/web' : '/activity'} replace />
+}
 
 /** Any other address: says so, and lists what the app has (no raw 404). */
 function NotFound() {
@@ -95,7 +110,7 @@ function Shell({ name, project }: { name: string; project: string }) {
         <button type="button" className="btn icon menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
           Menu
         </button>
-        <Link href="/activity" className="brand"><span className="logo" aria-hidden="true" />Tally</Link>
+        <Link href="/" className="brand"><span className="logo" aria-hidden="true" />Tally</Link>
         <span className="project" title="Project">{project}</span>
         <span className="spacer" />
         <span className="user">{name}</span>
@@ -111,6 +126,8 @@ function Shell({ name, project }: { name: string; project: string }) {
       <main id="main" className="content">
         <Suspense fallback={<Loading />}>
           <Switch>
+            <Route path="/web" component={WebAnalyticsPage} />
+            <Route path="/sessions/:id" component={SessionDetailPage} />
             <Route path="/activity" component={ActivityPage} nest />
             <Route path="/persons" component={PersonsPage} nest />
             <Route path="/groups" component={GroupsPage} nest />
@@ -121,7 +138,7 @@ function Shell({ name, project }: { name: string; project: string }) {
             <Route path="/cohorts" component={CohortsPage} nest />
             <Route path="/settings" component={SettingsPage} nest />
             <Route path="/replay" component={ReplayPage} nest />
-            <Route path="/"><Redirect to="/activity" /></Route>
+            <Route path="/" component={Home} />
             <Route component={NotFound} />
           </Switch>
         </Suspense>

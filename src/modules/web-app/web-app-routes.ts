@@ -18,7 +18,7 @@ export interface WebAppOptions {
  */
 export const WEB_APP_SECTIONS = [
   'login', 'setup', 'signup', 'activity', 'persons', 'groups', 'insights', 'sql', 'dashboards',
-  'feature_flags', 'actions', 'cohorts', 'settings', 'replay',
+  'feature_flags', 'actions', 'cohorts', 'settings', 'replay', 'web', 'sessions',
 ] as const
 
 /** `<package root>/dist/web`, found from this file whether it runs from `src/` (tsx) or `dist/` (built). */

@@ -48,6 +48,7 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'in_plan':
     case 'bits_any':
     case 'property_filter':
+    case 'value_filter':
     case 'action':
     case 'matches':
     case 'regex_match':

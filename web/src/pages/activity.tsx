@@ -117,7 +117,10 @@ export default function ActivityPage() {
           <Card title={selected.event} actions={<button type="button" className="btn small" onClick={() => setSelected(null)}>Close</button>}>
             <p className="muted mono">{selected.id} · {selected.timestamp}</p>
             {typeof selected.properties.$session_id === 'string' && selected.properties.$session_id && (
-              <p><Link href={`~/replay/${encodeURIComponent(selected.properties.$session_id)}?t=${Date.parse(selected.timestamp)}`}>Watch recording</Link></p>
+              <p className="row">
+                <Link href={`~/sessions/${encodeURIComponent(selected.properties.$session_id)}`}>View session</Link>
+                <Link href={`~/replay/${encodeURIComponent(selected.properties.$session_id)}?t=${Date.parse(selected.timestamp)}`}>Watch recording</Link>
+              </p>
             )}
             <h3>Properties</h3>
             <table aria-label="Event properties">

@@ -17,6 +17,11 @@ export const TEMPLATES = [
       { type: 'INSIGHT', name: 'Pageviews', description: '', query: trend('$pageview', 'total', 'ActionsLineGraph'), layouts: {}, color: null },
       { type: 'INSIGHT', name: 'Daily active users', description: '', query: trend('$pageview', 'dau', 'ActionsBar'), layouts: {}, color: null },
       { type: 'INSIGHT', name: 'Pageviews (30 days)', description: '', query: trend('$pageview', 'total', 'BoldNumber'), layouts: {}, color: null },
+      {
+        type: 'INSIGHT', name: 'Landing pages', description: 'The pages sessions start on, with their visitors, views and bounce rate (last 30 days).',
+        query: { kind: 'DataTableNode', source: { kind: 'WebStatsTableQuery', breakdownBy: 'InitialPage', dateRange: { date_from: '-30d' }, properties: [], includeBounceRate: true, limit: 10 } },
+        layouts: {}, color: null,
+      },
       { type: 'TEXT', body: 'Made from the Product analytics template. Edit the insights to fit your events.', layouts: {}, color: null },
     ],
   },

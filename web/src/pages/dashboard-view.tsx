@@ -6,6 +6,7 @@ import { useSession } from '../session.tsx'
 import { Card, Empty, ErrorBox, Field, Loadable, PageHeader } from '../ui.tsx'
 import { InsightResult } from '../insights/insight-result.tsx'
 import { sourceOf, type Display, type Kind } from '../insights/query-kinds.ts'
+import { WebStatsTile } from '../web-analytics/web-stats-tile.tsx'
 import type { DashboardJson, DashboardListJson, ListJson, TileJson } from '../../../src/http/wire-types.ts'
 
 const RANGES = [['', 'Each insight’s own range'], ['-24h', 'Last 24 hours'], ['-7d', 'Last 7 days'], ['-30d', 'Last 30 days'], ['-90d', 'Last 90 days']] as const
@@ -126,6 +127,7 @@ function ServerTile({ tile }: { tile: TileJson }) {
   if (!source || !kind) return <Empty>This insight has no query.</Empty>
   if (insight.result == null) return <Empty>No result yet: Refresh computes it.</Empty>
   const columns = 'columns' in insight ? { columns: insight.columns } : {}
+  if (source.kind === 'WebStatsTableQuery') return <WebStatsTile breakdownBy={String(source.breakdownBy)} response={{ results: insight.result, ...columns }} />
   return <InsightResult kind={kind} display={display} result={{ results: insight.result, ...columns }} small />
 }
 

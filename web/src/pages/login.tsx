@@ -7,7 +7,7 @@ import { ErrorBox, Field } from '../ui.tsx'
 /** Where to go after signing in: only a path of this app (never another origin). */
 export function safeNext(search: string): string {
   const next = new URLSearchParams(search).get('next') ?? ''
-  return next.startsWith('/') && !next.startsWith('//') ? next : '/activity'
+  return next.startsWith('/') && !next.startsWith('//') ? next : '/'
 }
 
 /** Sign in with e-mail and password (a session cookie), or with a personal API key. */

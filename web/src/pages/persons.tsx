@@ -103,7 +103,16 @@ function PersonDetail() {
             <Loadable query={events}>
               {(list) => list.length === 0 ? <Empty>No events.</Empty> : (
                 <table aria-label="Person events"><tbody>
-                  {list.map((ev) => <tr key={ev.id}><td>{ev.event}</td><td className="mono">{ev.distinct_id}</td><td><Ago iso={ev.timestamp} /></td></tr>)}
+                  {list.map((ev) => (
+                    <tr key={ev.id}>
+                      <td>{ev.event}</td>
+                      <td className="mono">{ev.distinct_id}</td>
+                      <td>{typeof ev.properties.$session_id === 'string' && ev.properties.$session_id
+                        ? <Link href={`~/sessions/${encodeURIComponent(ev.properties.$session_id)}`} aria-label={`Session of ${ev.event} ${ev.timestamp}`}>Session</Link>
+                        : null}</td>
+                      <td><Ago iso={ev.timestamp} /></td>
+                    </tr>
+                  ))}
                 </tbody></table>
               )}
             </Loadable>

@@ -9,6 +9,7 @@ import { Notifications } from './settings-notifications.tsx'
 import { Retention } from './settings-retention.tsx'
 import { LocationSettings } from './settings-location.tsx'
 import { ReplaySettings } from './settings-replay.tsx'
+import { TestAccounts } from './settings-test-accounts.tsx'
 
 const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications'], ['replay', 'Replay']] as const
 type Tab = (typeof TABS)[number][0]
@@ -145,6 +146,7 @@ function ProjectSettings() {
         <pre className="code" tabIndex={0} aria-label={`${sdk} snippet`}>{code}</pre>
       </Card>
       <ProductSwitches />
+      <TestAccounts />
       <Card title="Time zone">
         <form className="row" onSubmit={(e) => { e.preventDefault(); saveTimezone.mutate() }}>
           <Field label="Project time zone" hint="Days in insights start at midnight here.">

@@ -1,0 +1,83 @@
+import { useState } from 'react'
+import { useSession } from '../session.tsx'
+import { useQueryResult } from '../insights/run-query.ts'
+import { num } from '../insights/format.ts'
+import { Card, Empty, Loadable } from '../ui.tsx'
+import { breakdownLabel, rowFilter, type BreakdownGroup, type BreakdownTab } from './breakdowns.ts'
+import { readStatsTable, type Metric, type StatsTable } from './stats-rows.ts'
+import { CountryMap } from './country-map.tsx'
+import { statsTableQuery, type WebFilter, type WebState } from './web-filters.ts'
+
+/** A share (0..1) as PostHog's table shows it: "42.9%". */
+const share = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`)
+
+/** A number with its previous period's value as a title, when compare gave one. */
+function Cell({ m, format }: { m: Metric; format: (v: number | null) => string }) {
+  return <td className="num" title={m.previous !== null ? `Previous period: ${format(m.previous)}` : undefined}>{format(m.current)}</td>
+}
+
+/** The rows of one breakdown; a click on a value filters the whole page by it. */
+export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; table: StatsTable; onFilter?: (f: WebFilter) => void }) {
+  if (table.rows.length === 0) return <Empty>No {tab.label.toLowerCase()} in this range.</Empty>
+  const total = table.rows.reduce((sum, r) => sum + (r.visitors.current ?? 0), 0)
+  return (
+    <div className="table-wrap" tabIndex={0}>
+      <table aria-label={tab.label} className="web-table">
+        <thead>
+          <tr><th>{tab.column}</th><th className="num">Visitors</th><th className="num">Views</th>{table.hasBounceRate && <th className="num">Bounce rate</th>}</tr>
+        </thead>
+        <tbody>
+          {table.rows.map((r, i) => {
+            const filter = onFilter ? rowFilter(tab, r.value) : null
+            const what = filter?.operator === 'is_not_set' ? 'no' : ''
+            const label = breakdownLabel(r.value)
+            const width = total > 0 ? `${Math.round(((r.visitors.current ?? 0) / total) * 100)}%` : '0%'
+            return (
+              <tr key={i} className={filter ? 'clickable' : undefined} onClick={filter ? () => onFilter!(filter) : undefined}>
+                <td className="web-value" style={{ ['--share' as string]: width }}>
+                  {filter
+                    ? <button type="button" className="link" title={`Filter by ${what ? `${what} ${tab.column.toLowerCase()}` : `${tab.column.toLowerCase()} ${label}`}`} onClick={(e) => { e.stopPropagation(); onFilter!(filter) }}>{label}</button>
+                    : <span>{label}</span>}
+                </td>
+                <Cell m={r.visitors} format={num} />
+                <Cell m={r.views} format={num} />
+                {table.hasBounceRate && <Cell m={r.bounceRate ?? { current: null, previous: null }} format={share} />}
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+/** One card of tabs (Paths, Sources, Devices…), each tab its own WebStatsTableQuery. */
+export function StatsTableCard({ group, state, onFilter }: { group: BreakdownGroup; state: WebState; onFilter: (f: WebFilter) => void }) {
+  const { base } = useSession()
+  const [tabId, setTabId] = useState(group.tabs[0]!.id)
+  const tab = group.tabs.find((t) => t.id === tabId) ?? group.tabs[0]!
+  const result = useQueryResult(base, statsTableQuery(state, tab.breakdownBy))
+  const panelId = `web-${group.tabs[0]!.id}-panel`
+  return (
+    <Card title={group.title}>
+      <div className="tabs" role="tablist" aria-label={group.title}>
+        {group.tabs.map((t) => (
+          <button key={t.id} type="button" role="tab" id={`web-tab-${t.id}`} aria-selected={t.id === tab.id} aria-controls={panelId} onClick={() => setTabId(t.id)}>{t.label}</button>
+        ))}
+      </div>
+      <div role="tabpanel" id={panelId} aria-labelledby={`web-tab-${tab.id}`}>
+        <Loadable query={result}>
+          {(data) => {
+            const table = readStatsTable(data)
+            return (
+              <>
+                {tab.id === 'country' && table.rows.length > 0 && <CountryMap table={table} tab={tab} onFilter={onFilter} />}
+                <StatsTableView tab={tab} table={table} onFilter={onFilter} />
+              </>
+            )
+          }}
+        </Loadable>
+      </div>
+    </Card>
+  )
+}
