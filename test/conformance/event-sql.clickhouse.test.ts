@@ -39,7 +39,6 @@ if (skip) {
     // The store's close waits for its last batch; the database is dropped after it.
     return { events, query, close: () => events.close().then(close) }
   }, {
-    refuses: ['window'],
     contracts: {
       async events() {
         const { ch, close } = await openDatabase()
