@@ -67,12 +67,8 @@ function pass(from: string, where: string | undefined, columns: readonly string[
       outputs.push(w.name)
     }
   })
-  const gathered = `groupArray(tuple(${items.map((_, i) => `__i${i}`).join(', ')}))`
+  const gathered = `groupArray(tuple(${items.join(', ')}))`
   const joins = windows.map((w, j) => (outputs[j] === w.name ? `, __wa${j} AS ${w.name}` : '')).join('')
-  // The items are named in an inner SELECT (`__i<n>`) so that the tuple reads plain columns.
-  const named = `SELECT ${items.map((sql, i) => `${sql} AS __i${i}`).join(', ')} FROM ${from}${where ? ` WHERE ${where}` : ''}`
-  const partition = partitionBy.map((_, i) => `__p${i}`)
-  const namedWithPartition = partition.length ? named.replace(/^SELECT /, `SELECT ${partitionBy.map((p, i) => `${p} AS __p${i}`).join(', ')}, `) : named
   const grouped = [
     `${keys.length ? `arraySort(__x -> ${sortKey}, ${gathered})` : gathered} AS __rows`,
     'arrayEnumerate(__rows) AS __n',
@@ -81,7 +77,7 @@ function pass(from: string, where: string | undefined, columns: readonly string[
     ...(keys.length === 1 ? [`${field(n + 1)} AS __key`] : []),
     ...arrays,
   ]
-  const inner = `SELECT ${grouped.join(', ')} FROM (${namedWithPartition})${partition.length ? ` GROUP BY ${partition.join(', ')}` : ''}`
+  const inner = `SELECT ${grouped.join(', ')} FROM ${from}${where ? ` WHERE ${where}` : ''}${partitionBy.length ? ` GROUP BY ${partitionBy.join(', ')}` : ''}`
   const cols = columns.map((c, i) => `tupleElement(__r, ${i + 1}) AS ${c}`)
   return `SELECT ${[...cols, ...outputs].join(', ')} FROM (${inner}) ARRAY JOIN __rows AS __r${joins}`
 }

@@ -3,6 +3,7 @@ import { AppError } from '../../shared/errors.ts'
 import { compileActionSql, stepFilterSql } from './action-sql.ts'
 import { propertyFilterSql } from './property-filter-sql.ts'
 import type { EventDialect, WindowRelationInput } from './event-dialect.ts'
+import { flattenLayers, hasWindow, liftEventExpressions, shadowsColumn, type Layers } from './plan-layers.ts'
 import type { SqlParams } from './sql-params.ts'
 
 export interface CompiledSql {
@@ -77,7 +78,18 @@ function sharedPlans(root: Plan): Map<Plan, string> {
   return names
 }
 
-function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, params: SqlParams, shared: Shared = { names: new Map(), ctes: [], done: new Set() }): string {
+function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, params: SqlParams, shared: Shared = { names: new Map(), ctes: [], done: new Set() }, above?: Layers): string {
+  // Where aliases are readable in their own SELECT (ClickHouse), plans that only add columns to or
+  // filter the rows of the plan below are written into its SELECT: 18.16's analysis time grows faster
+  // than linearly with subquery depth (funnels nest several per step).
+  // Array programs read a plan's columns: windows over the events themselves read them from a plan of their own.
+  if (dialect.windowRelation && plan.source.kind === 'events' && plan.select.some((s) => hasWindow(s.expr))) {
+    return compileSelect(liftEventExpressions(plan), projectId, dialect, params, shared)
+  }
+  if (!above && dialect.aliasesShadowColumns) {
+    const flat = flattenLayers(plan, plan)
+    if (flat.base !== plan) return compileSelect(flat.base, projectId, dialect, params, shared, { ...flat, top: plan })
+  }
   // A source plan as a FROM item: a parenthesised subquery, or the name of its CTE.
   const from = (p: Plan): string => {
     const name = shared.names.get(p)
@@ -105,8 +117,11 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
     const sql = x(s.expr)
     return !onEvents && s.expr.op === 'column' && s.expr.name === names[i] ? sql : `${sql} AS ${alias(names[i]!, dialect)}`
   }
-  const select = plan.select.map(item).join(', ')
+  // Layers above (see flattenLayers) read the base's aliases by name.
+  const xa = (e: Expr): string => compileExpr(e, { dialect, params, onEvents: false, needs, projectId })
+  const select = [...plan.select.map(item), ...(above?.items ?? []).map((s) => `${xa(s.expr)} AS ${alias(s.alias, dialect)}`)].join(', ')
   const where = plan.where ? x(plan.where) : undefined
+  const layerWhere = above?.where.length ? above.where.map(xa).join(' AND ') : undefined
   // A grouped or ordered expression that is also selected is named by its position or alias (the
   // dialect's choice): DuckDB refuses bound parameters in GROUP BY, and the statement is shorter.
   const selected = plan.select.map((s) => JSON.stringify(s.expr))
@@ -116,12 +131,13 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
   }
   const groupBy = plan.groupBy?.map(ref)
   const having = plan.having ? x(plan.having) : undefined
-  const orderBy = plan.orderBy?.map((o) => `${ref(o.expr)}${o.desc ? ' DESC' : ''}`)
+  const orderBy = above ? above.top.orderBy?.map((o) => `${xa(o.expr)}${o.desc ? ' DESC' : ''}`) : plan.orderBy?.map((o) => `${ref(o.expr)}${o.desc ? ' DESC' : ''}`)
+  const { limit, offset } = above ? above.top : plan
   let sql: string
   if (plan.source.kind === 'events') {
     if (windows?.length) throw new Error('window calls over the events relation itself need a plan of their own on this engine')
     const from = dialect.eventsFrom(projectId, params, needs)
-    sql = `SELECT ${select} FROM ${from}${where ? ` AND ${where}` : ''}`
+    sql = `SELECT ${select} FROM ${from}${[where, layerWhere].filter(Boolean).map((w) => ` AND ${w}`).join('')}`
   } else if (plan.source.kind === 'sequence') {
     const seq = plan.source
     const steps = seq.steps.map((st) => ({
@@ -136,22 +152,24 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
       orderBy: seq.orderBy.map(checkedAlias),
       steps,
     })
-    sql = `SELECT ${select} FROM ${items} AS t${where ? ` WHERE ${where}` : ''}`
+    const conditions = [where, layerWhere].filter(Boolean)
+    sql = `SELECT ${select} FROM ${items} AS t${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`
   } else if (windows?.length) {
     // Windows are computed after WHERE and before any grouping: a plan grouping beside its windows is
     // not written this way (no plan of the domain does).
     if (plan.groupBy?.length || plan.having) throw new Error('a plan with window calls cannot also group on this engine')
     const columns = columnsOf(plan.source).map((n) => alias(n, dialect))
     const relation = dialect.windowRelation!({ from: sourceFrom(plan.source, from, dialect), where, columns, windows })
-    sql = `SELECT ${select} FROM (${relation}) AS t`
+    sql = `SELECT ${select} FROM (${relation}) AS t${layerWhere ? ` WHERE ${layerWhere}` : ''}`
   } else {
-    sql = `SELECT ${select} FROM ${sourceFrom(plan.source, from, dialect)}${where ? ` WHERE ${where}` : ''}`
+    const conditions = [where, layerWhere].filter(Boolean)
+    sql = `SELECT ${select} FROM ${sourceFrom(plan.source, from, dialect)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`
   }
   if (groupBy?.length) sql += ` GROUP BY ${groupBy.join(', ')}`
   if (having) sql += ` HAVING ${having}`
   if (orderBy?.length) sql += ` ORDER BY ${orderBy.join(', ')}`
-  if (plan.limit !== undefined) sql += ` LIMIT ${wholeNumber(plan.limit)}`
-  if (plan.offset !== undefined) sql += ` OFFSET ${wholeNumber(plan.offset)}`
+  if (limit !== undefined) sql += ` LIMIT ${wholeNumber(limit)}`
+  if (offset !== undefined) sql += ` OFFSET ${wholeNumber(offset)}`
   if (!renamed) return sql
   const outer = plan.select.map((s, i) => `${alias(names[i]!, dialect)} AS ${alias(s.alias, dialect)}`).join(', ')
   // The order again outside, where every ordered expression is selected (a projection keeps it anyway).
@@ -313,18 +331,6 @@ function eventsOnly(s: Scope, op: string): void {
 
 type Windows = Array<{ name: string; call: WindowRelationInput['windows'][number]['call'] }>
 
-function hasWindow(e: Expr): boolean {
-  if (e.op === 'window') return true
-  return Object.values(e).some((v) => (Array.isArray(v) ? v.some(isExprOrPair) : isExpr(v) && hasWindow(v)))
-  function isExprOrPair(v: unknown): boolean {
-    return Array.isArray(v) ? v.some(isExprOrPair) : isExpr(v) && hasWindow(v)
-  }
-}
-
-function isExpr(v: unknown): v is Expr {
-  return typeof v === 'object' && v !== null && typeof (v as { op?: unknown }).op === 'string'
-}
-
 /** The FROM item of a plan's source other than the events (a subquery, a spread or a join), its rows aliased `t` or `l`/`r`. */
 function sourceFrom(src: Exclude<Source, { kind: 'events' }>, from: (p: Plan) => string, d: EventDialect): string {
   if (src.kind === 'join') {
@@ -350,32 +356,3 @@ function columnsOf(source: Exclude<Source, { kind: 'events' }>): string[] {
   }
 }
 
-/**
- * Whether a select alias names a column that another part of the plan reads (another item, WHERE,
- * GROUP BY, HAVING, ORDER BY) while the item is not that column passed through: on an engine whose
- * aliases shadow columns, that part would read the item instead.
- */
-function shadowsColumn(plan: Plan): boolean {
-  const read = (e: Expr | undefined, into: Set<string>): Set<string> => {
-    if (e) collectColumns(e, into)
-    return into
-  }
-  return plan.select.some((s, i) => {
-    if (s.expr.op === 'column' && s.expr.name === s.alias) return false
-    const others = new Set<string>()
-    plan.select.forEach((o, j) => j !== i && read(o.expr, others))
-    read(plan.where, others)
-    read(plan.having, others)
-    plan.groupBy?.forEach((g) => read(g, others))
-    plan.orderBy?.forEach((o) => read(o.expr, others))
-    return others.has(s.alias)
-  })
-}
-
-function collectColumns(e: Expr, into: Set<string>): void {
-  if (e.op === 'column') into.add(e.name)
-  for (const v of Object.values(e)) {
-    if (Array.isArray(v)) v.flat().forEach((a) => isExpr(a) && collectColumns(a, into))
-    else if (isExpr(v)) collectColumns(v, into)
-  }
-}
