@@ -7,6 +7,9 @@ import { paginate, readPage } from '../../http/pagination.ts'
 import { has, readBody, readBool, readHttpUrl, readInt, readString, type Body } from '../../http/drf-fields.ts'
 import { addRoute } from '../../http/route-paths.ts'
 import { AppError } from '../../shared/errors.ts'
+import { readCleaningRule } from '../../domain/query/paths/paths-query.ts'
+import { filtersToExpr } from '../../domain/query/filter-expr.ts'
+import { readArray } from '../../domain/query/query-fields.ts'
 import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
 import { DEFAULT_RECORDING_SETTINGS, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
@@ -32,7 +35,8 @@ export function toProjectJson(p: Project, level: number | null = null, ingestedE
     geoip_enabled: p.geoipEnabled,
     completed_snapshot_onboarding: false,
     ingested_event: ingestedEvent,
-    test_account_filters: [],
+    test_account_filters: p.testAccountFilters,
+    path_cleaning_filters: p.pathCleaningFilters,
     is_demo: false,
     access_control: false,
     effective_membership_level: level,
@@ -61,7 +65,16 @@ function readSettings(body: Body, recording: RecordingSettings): ProjectSettings
   if (has(body, 'anonymize_ips')) input.anonymizeIps = readBool(body.anonymize_ips, 'anonymize_ips')
   if (has(body, 'geoip_enabled')) input.geoipEnabled = readBool(body.geoip_enabled, 'geoip_enabled')
   if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
+  if (has(body, 'test_account_filters')) input.testAccountFilters = readTestAccountFilters(body.test_account_filters)
+  if (has(body, 'path_cleaning_filters')) input.pathCleaningFilters = readArray(body.path_cleaning_filters, 'path_cleaning_filters').map((r, i) => readCleaningRule(r, `path_cleaning_filters.${i}`))
   return input
+}
+
+/** A list of property filters, checked as queries read them (a 400 naming the filter otherwise). */
+function readTestAccountFilters(v: unknown): unknown[] {
+  const list = readArray(v, 'test_account_filters')
+  filtersToExpr(list, 'test_account_filters', new Map())
+  return list
 }
 
 interface ProjectRouteOptions {

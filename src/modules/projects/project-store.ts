@@ -22,6 +22,9 @@ export interface ProjectSettingsInput {
   slackIncomingWebhook?: string | null
   /** null keeps events forever. */
   eventRetentionDays?: number | null
+  /** Replace the lists as a whole (checked by the routes): test_account_filters, path_cleaning_filters. */
+  testAccountFilters?: unknown[]
+  pathCleaningFilters?: unknown[]
   anonymizeIps?: boolean
   geoipEnabled?: boolean
 }

@@ -9,6 +9,7 @@ import { toDuckDbRegex } from '../duckdb/duckdb-event-dialect.ts'
 import { currentOverridesSql } from './clickhouse-person-override-store.ts'
 import { numberLiteral, stringLiteral } from './clickhouse-literals.ts'
 import { clickHouseWindowRelation } from './clickhouse-window-arrays.ts'
+import { clickHouseSequenceSql } from './clickhouse-sequence-sql.ts'
 
 const EVENT_COLUMNS = new Set(['uuid', 'event', 'distinct_id', 'timestamp', 'created_at', 'elements_chain', 'properties', 'person_properties', 'group_0', 'group_1', 'group_2', 'group_3', 'group_4'])
 const quantileOk = (q: number | undefined): q is number => typeof q === 'number' && q > 0 && q < 1
@@ -159,6 +160,9 @@ export const clickHouseEventDialect: EventDialect = {
     return `(bitAnd(toUInt64(${word}), toUInt64(${mask})) != 0)`
   },
   values: clickHouseValueDialect,
+  // --- Paths -------------------------------------------------------------------------------------
+  regexReplace: (text, pattern, replacement) => `replaceRegexpAll(${text}, ${pattern}, ${replacement})`,
+  sequence: clickHouseSequenceSql,
 }
 
 const CASTS = { int32: 'toInt32', int64: 'toInt64', uint64: 'toUInt64', float64: 'toFloat64', text: 'toString' } as const

@@ -21,6 +21,9 @@ function sourceColumnIsBoolean(plan: Plan, name: string): boolean {
     case 'plan':
     case 'spread':
       return booleanColumns(s.plan).has(name)
+    case 'sequence':
+      // The plan's own columns; the steps' columns are numbers (positions, sums, counts) or the lagged value.
+      return booleanColumns(s.plan).has(name) || s.steps.some((st) => st.alias === name && (st.fn === 'lag' || st.fn === 'lead' || st.fn === 'partition_min' || st.fn === 'partition_max') && st.arg !== undefined && isBoolean(st.arg, s.plan))
     case 'join':
       return booleanColumns(s.left).has(name) || booleanColumns(s.right).has(name)
     default:
@@ -47,6 +50,7 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'property_filter':
     case 'action':
     case 'matches':
+    case 'regex_match':
       return true
     case 'case':
       return allBooleanOrNull([...e.when.map(([, v]) => v), e.else], of)
@@ -72,6 +76,7 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'lower':
     case 'regex_extract':
     case 'lookup':
+    case 'regex_replace':
       return false
     default:
       return assertNever(e)

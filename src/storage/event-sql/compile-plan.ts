@@ -12,8 +12,27 @@ export interface CompiledSql {
 const ALIAS = /^[a-z_][a-z0-9_]*$/i
 
 function alias(name: string, d: EventDialect): string {
+  return d.identifier(checkedAlias(name))
+}
+
+function checkedAlias(name: string): string {
   if (!ALIAS.test(name)) throw new Error(`plan alias "${name}" is not an identifier`)
-  return d.identifier(name)
+  return name
+}
+
+/** The columns an expression reads from its relation (not those of plans nested in it). */
+function columnsRead(e: Expr): string[] {
+  const names = new Set<string>()
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') {
+      const node = v as Record<string, unknown>
+      if (node.op === 'column' && typeof node.name === 'string') names.add(node.name)
+      for (const [k, child] of Object.entries(node)) if (k !== 'plan' && k !== 'filter' && k !== 'steps') walk(child)
+    }
+  }
+  walk(e)
+  return [...names]
 }
 
 /**
@@ -92,6 +111,21 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
     if (windows?.length) throw new Error('window calls over the events relation itself need a plan of their own on this engine')
     const from = dialect.eventsFrom(projectId, params, needs)
     sql = `SELECT ${select} FROM ${from}${where ? ` AND ${where}` : ''}`
+  } else if (plan.source.kind === 'sequence') {
+    const seq = plan.source
+    const steps = seq.steps.map((st) => ({
+      alias: checkedAlias(st.alias),
+      fn: st.fn,
+      arg: st.arg && { refs: columnsRead(st.arg), sql: (ref: (name: string) => string) => compileExpr(st.arg!, { dialect, params, onEvents: false, needs, projectId, columnRef: ref }) },
+    }))
+    const items = dialect.sequence({
+      from: from(seq.plan),
+      columns: seq.plan.select.map((c) => checkedAlias(c.alias)),
+      partitionBy: seq.partitionBy.map(checkedAlias),
+      orderBy: seq.orderBy.map(checkedAlias),
+      steps,
+    })
+    sql = `SELECT ${select} FROM ${items} AS t${where ? ` WHERE ${where}` : ''}`
   } else if (windows?.length) {
     // Windows are computed after WHERE and before any grouping: a plan grouping beside its windows is
     // not written this way (no plan of the domain does).
@@ -129,6 +163,8 @@ interface Scope {
   needs: { person: boolean; elements: boolean }
   /** Where window calls go when the dialect computes them as arrays (see `windowRelation`). */
   windows?: Windows
+  /** How a column is written where it is not a column of the FROM (a sequence step's lambda parameter). */
+  columnRef?: (name: string) => string
 }
 
 function compileExpr(e: Expr, s: Scope): string {
@@ -136,6 +172,7 @@ function compileExpr(e: Expr, s: Scope): string {
   const { dialect: d, params } = s
   switch (e.op) {
     case 'column':
+      if (s.columnRef) return s.columnRef(checkedAlias(e.name))
       return s.onEvents ? d.eventColumn(e.name) : alias(e.name, d)
     case 'literal':
       if (e.value === null) return 'NULL'
@@ -232,6 +269,10 @@ function compileExpr(e: Expr, s: Scope): string {
       // The prefilter is implied by the condition, cheap (no parsed elements), and binds parameters of its own.
       return `(${r.prefilter} AND ${r.condition})`
     }
+    case 'regex_match':
+      return d.regexMatch(x(e.arg), params.add(d.regexSource(e.pattern)))
+    case 'regex_replace':
+      return d.regexReplace(x(e.arg), params.add(d.regexSource(e.pattern)), params.add(e.replacement))
     case 'in_plan':
       if (e.plan.select.length !== 1) throw new Error('plan expression in_plan needs a plan of one column')
       // An uncorrelated subquery (its own aliases shadow the outer ones), with its own project filter.
@@ -263,6 +304,7 @@ function sourceFrom(src: Exclude<Source, { kind: 'events' }>, from: (p: Plan) =>
     if (src.using.length === 0) throw new Error('plan join needs at least one column to join on')
     return d.join(from(src.left), from(src.right), src.using.map((u) => alias(u, d)), src.keepLeft === true)
   }
+  if (src.kind === 'sequence') throw new Error('a sequence source is compiled by compileSelect itself')
   const inner = `${from(src.plan)} AS t`
   return src.kind === 'spread' ? d.spread(inner, wholeNumber(src.times)) : inner
 }
@@ -276,5 +318,7 @@ function columnsOf(source: Exclude<Source, { kind: 'events' }>): string[] {
       return [...source.plan.select.map((s) => s.alias), 'k']
     case 'join':
       return [...new Set([...source.left.select.map((s) => s.alias), ...source.right.select.map((s) => s.alias)])]
+    case 'sequence':
+      return [...source.plan.select.map((s) => s.alias), ...source.steps.map((st) => st.alias)]
   }
 }

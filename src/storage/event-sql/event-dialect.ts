@@ -1,6 +1,6 @@
 import type { Interval } from '../../domain/query/date-range.ts'
 import type { OffsetSegment } from '../../domain/query/bucket-keys.ts'
-import type { AggregateFn, WindowFrame } from '../../domain/query/query-plan.ts'
+import type { AggregateFn, SequenceStep, WindowFrame } from '../../domain/query/query-plan.ts'
 import type { ValueSqlDialect } from '../sql/value-sql-dialect.ts'
 import type { SqlParams } from './sql-params.ts'
 
@@ -124,6 +124,26 @@ export interface EventDialect {
   // --- Dates and versions in property filters -----------------------------------------------------
   /** The dialect the shared date and semver filter SQL (`storage/sql/*-filter-sql.ts`) runs on. */
   values(params: SqlParams): ValueSqlDialect
+
+  // --- Paths (PathsQuery): regex replacement and per-partition sequences ----------------------------
+  /** `text` with every match of the RE2 pattern replaced by `replacement` (`\\1` names a group), as `replaceRegexpAll`. */
+  regexReplace(text: string, pattern: string, replacement: string): string
+  /**
+   * A FROM item: the rows of `from` (a subquery with the named `columns`) with the sequence's steps
+   * as more columns (see `SequenceStep` in `domain/query/query-plan.ts`). A step's `arg` is written
+   * by the layer with the column references the dialect gives (`ref(name)`: a column, or a lambda's
+   * parameter); `refs` lists the names an argument reads.
+   */
+  sequence(call: SequenceCall): string
+}
+
+export interface SequenceCall {
+  from: string
+  /** The source's columns (plan aliases, already checked). */
+  columns: readonly string[]
+  partitionBy: readonly string[]
+  orderBy: readonly string[]
+  steps: ReadonlyArray<{ alias: string; fn: SequenceStep['fn']; arg?: { refs: readonly string[]; sql(ref: (name: string) => string): string } }>
 }
 
 export type SqlType = 'int32' | 'int64' | 'uint64' | 'float64' | 'text'
