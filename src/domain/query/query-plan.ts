@@ -96,6 +96,10 @@ export type Expr =
    * computed from events (behavioural cohort criteria).
    */
   | { op: 'in_plan'; arg: Expr; plan: Plan }
+  /** Whether the RE2 pattern (user text, bound as a parameter; checked with RE2 before it gets here) is found in `arg`. */
+  | { op: 'regex_match'; arg: Expr; pattern: string }
+  /** `arg` with every match of the RE2 pattern replaced (`\\1`.. name groups in `replacement`), as ClickHouse's `replaceRegexpAll`. */
+  | { op: 'regex_replace'; arg: Expr; pattern: string; replacement: string }
 
 /** `mode`: the most frequent non-NULL value (either of equally frequent ones). */
 export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max' | 'list' | 'mode'
@@ -131,6 +135,25 @@ export type Source =
   | { kind: 'plan'; plan: Plan }
   | { kind: 'spread'; plan: Plan; times: number }
   | { kind: 'join'; left: Plan; right: Plan; using: readonly string[]; keepLeft?: boolean }
+  | { kind: 'sequence'; plan: Plan; partitionBy: readonly string[]; orderBy: readonly string[]; steps: readonly SequenceStep[] }
+
+/**
+ * A column a `sequence` source adds to each row of its plan: the rows are grouped by `partitionBy`
+ * and ordered by `orderBy` (columns of the plan, ascending; the caller makes the order total), and
+ * each step reads the plan's columns and the aliases of the steps before it:
+ * - `row_number`: the row's 1-based position in its partition;
+ * - `lag` / `lead`: `arg` of the row before / after (NULL at the ends);
+ * - `running_sum`: the sum of `arg` from the partition's first row to this one;
+ * - `partition_min` / `partition_max`: over the whole partition, NULLs ignored (NULL when all are);
+ * - `partition_count`: the partition's number of rows.
+ * Engines with window functions write windows; engines without them (ClickHouse 18.16) sort each
+ * partition into arrays and compute every step on the arrays, in one pass.
+ */
+export interface SequenceStep {
+  alias: string
+  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count'
+  arg?: Expr
+}
 
 /**
  * `SELECT select FROM source WHERE where GROUP BY groupBy HAVING having ORDER BY orderBy LIMIT OFFSET`.
