@@ -21,13 +21,13 @@ export type Expr =
   /** The raw JSON of the event's `properties` or its person's. */
   | { op: 'properties'; source: 'event' | 'person' }
   /**
-   * The event's properties as one value that aggregates carry (`arg_min`/`arg_max`: the bag of the
-   * first or last event) and `bundle_property` reads keys of afterwards, so a session's entry
-   * properties cost one pass over its events, not one extraction per key and event.
+   * Event properties as one list (each as `property` gives it: text, NULL when absent or JSON null),
+   * read in one pass over the properties: a value aggregates carry (`arg_min` of it: the first
+   * event's) and `bundle_property` reads afterwards.
    */
-  | { op: 'property_bundle' }
-  /** A property of a `property_bundle` value, as `property` gives it (text; NULL when absent or JSON null). */
-  | { op: 'bundle_property'; arg: Expr; key: string }
+  | { op: 'property_bundle'; keys: readonly string[] }
+  /** Item `at` (0-based) of a `property_bundle` list. */
+  | { op: 'bundle_property'; arg: Expr; at: number }
   /** The event's person after merges (persons on events + the override table). */
   | { op: 'person_id' }
   /** The greatest whole number not above a number (a BIGINT). */

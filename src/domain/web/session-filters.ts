@@ -44,10 +44,9 @@ export function splitSessionFilters(properties: unknown): { others: unknown; ses
   return { others: properties.filter((p) => !isSessionFilter(p)), session: properties.filter(isSessionFilter) }
 }
 
-/** Session filters as one condition on `sessionsPlan`'s columns (AND), and whether one reads `$channel_type`. */
-export function sessionFilterExpr(filters: readonly unknown[], attr: string): { expr: Expr | undefined; channel: boolean } {
+/** Session filters as one condition on `sessionsPlan`'s columns (AND). */
+export function sessionFilterExpr(filters: readonly unknown[], attr: string): { expr: Expr | undefined } {
   const parts: Expr[] = []
-  let channel = false
   filters.forEach((f, i) => {
     const node = readNode(f, `${attr}.${i}`)
     const key = readText(node.key, `${attr}.${i}.key`)!
@@ -57,9 +56,8 @@ export function sessionFilterExpr(filters: readonly unknown[], attr: string): { 
     if (typeof operator !== 'string' || !(EVENT_SQL_OPERATORS as readonly string[]).includes(operator)) {
       throw validationError(`${attr}.${i}.operator`, `"${String(operator)}" is not a supported operator.`, 'invalid_choice')
     }
-    if (key === '$channel_type') channel = true
     const filter: PropertyFilter = { key, type: 'event', operator, value: node.value }
     parts.push({ op: 'value_filter', arg, filter })
   })
-  return { expr: parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and', args: parts }, channel }
+  return { expr: parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and', args: parts } }
 }

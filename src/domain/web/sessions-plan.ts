@@ -31,9 +31,9 @@ export const hasSessionId: Expr = { op: 'and', args: [notNull(sessionIdExpr), bi
 
 const tsMs: Expr = { op: 'epoch_ms', arg: col('timestamp') }
 const countOf = (event: string): Expr => ({ op: 'aggregate', fn: 'count', arg: when(bin('=', col('event'), lit(event)), lit(1)) })
-/** A property of the session's first (or last) event; absent and '' are NULL (PostHog's nullIf(…, '')). */
-const fromBag = (bag: 'first_bag' | 'last_bag', key: string): Expr => {
-  const value: Expr = { op: 'bundle_property', arg: col(bag), key }
+/** Item `at` of the session's first (or last) event's property list; absent and '' are NULL (PostHog's nullIf(…, '')). */
+const fromBag = (bag: 'first_bag' | 'last_bag', at: number): Expr => {
+  const value: Expr = { op: 'bundle_property', arg: col(bag), at }
   return when(bin('=', value, lit('')), lit(null), value)
 }
 /** The path of a URL (ClickHouse's `path`: after the host, before `?` or `#`), NULL when empty. */
@@ -64,21 +64,30 @@ export const SESSION_COLUMNS = [
   ...ENTRY.map(([c]) => c), ...END.map(([c]) => c), 'entry_pathname', 'end_pathname',
 ] as const
 
+/** What the channel rules read of a session. */
+const CHANNEL_INPUTS = ['entry_utm_source', 'entry_utm_medium', 'entry_utm_campaign', 'entry_referring_domain', 'entry_gclid', 'entry_fbclid', 'entry_gad_source']
+
 /**
  * One row per session with events in `[from, to)` (the caller widens its periods by
- * `SESSION_SPAN_MS` on both sides so that every session it reads is whole). `channel` adds
- * `channel_type` (PostHog's `$channel_type`; a large constant lookup, so only when read).
+ * `SESSION_SPAN_MS` on both sides so that every session it reads is whole): the session id, start,
+ * end, duration, counts and bounce, and the other `SESSION_COLUMNS` named in `needs` (as PostHog's
+ * lazy sessions table selects only the fields a query reads: each entry property is state kept per
+ * session). `channel_type` in `needs` adds PostHog's `$channel_type` (a large constant lookup).
  */
-export function sessionsPlan(read: { from: Date; to: Date }, opts: { channel?: boolean } = {}): Plan {
+export function sessionsPlan(read: { from: Date; to: Date }, needs: ReadonlySet<string> = new Set()): Plan {
+  const channel = needs.has('channel_type')
+  const wanted = new Set([...needs, ...(channel ? CHANNEL_INPUTS : []), ...(needs.has('entry_pathname') ? ['entry_current_url'] : []), ...(needs.has('end_pathname') ? ['end_current_url'] : [])])
+  const entry = ENTRY.filter(([c]) => wanted.has(c))
+  const end = END.filter(([c]) => wanted.has(c))
   const perSession: Plan = {
     source: { kind: 'events' },
     select: [
       { alias: 'session_id', expr: sessionIdExpr },
       { alias: 'start_ms', expr: { op: 'aggregate', fn: 'min', arg: tsMs } },
       { alias: 'end_ms', expr: { op: 'aggregate', fn: 'max', arg: tsMs } },
-      // The first and last events' property bags, read per session afterwards (one pass over the events).
-      { alias: 'first_bag', expr: { op: 'aggregate', fn: 'arg_min', arg: { op: 'property_bundle' }, by: tsMs } },
-      { alias: 'last_bag', expr: { op: 'aggregate', fn: 'arg_max', arg: { op: 'property_bundle' }, by: tsMs } },
+      // The first and last events' properties the query reads, one list each (one pass over the properties).
+      ...(entry.length ? [{ alias: 'first_bag', expr: { op: 'aggregate', fn: 'arg_min', arg: { op: 'property_bundle', keys: entry.map(([, k]) => k) }, by: tsMs } as Expr }] : []),
+      ...(end.length ? [{ alias: 'last_bag', expr: { op: 'aggregate', fn: 'arg_max', arg: { op: 'property_bundle', keys: end.map(([, k]) => k) }, by: tsMs } as Expr }] : []),
       { alias: 'pageview_count', expr: countOf('$pageview') },
       { alias: 'autocapture_count', expr: countOf('$autocapture') },
       { alias: 'screen_count', expr: countOf('$screen') },
@@ -100,17 +109,18 @@ export function sessionsPlan(read: { from: Date; to: Date }, opts: { channel?: b
     ...keep(['session_id', 'start_ms', 'end_ms', 'pageview_count', 'autocapture_count', 'screen_count']),
     { alias: 'session_duration', expr: duration },
     { alias: 'is_bounce', expr: isBounce },
-    ...ENTRY.map(([c, key]) => ({ alias: c, expr: fromBag('first_bag', key) })),
-    ...END.map(([c, key]) => ({ alias: c, expr: fromBag('last_bag', key) })),
+    ...entry.map(([c], i) => ({ alias: c, expr: fromBag('first_bag', i) })),
+    ...end.map(([c], i) => ({ alias: c, expr: fromBag('last_bag', i) })),
   ]
   const sessions: Plan = { source: fromPlan(perSession), select: named }
+  const base = named.map((n) => n.alias)
   const withPaths: Plan = {
     source: fromPlan(sessions),
     select: [
-      ...keep(SESSION_COLUMNS.filter((c) => c !== 'entry_pathname' && c !== 'end_pathname')),
-      { alias: 'entry_pathname', expr: urlPath(col('entry_current_url')) },
-      { alias: 'end_pathname', expr: urlPath(col('end_current_url')) },
-      ...(opts.channel
+      ...keep(base),
+      ...(needs.has('entry_pathname') ? [{ alias: 'entry_pathname', expr: urlPath(col('entry_current_url')) }] : []),
+      ...(needs.has('end_pathname') ? [{ alias: 'end_pathname', expr: urlPath(col('end_current_url')) }] : []),
+      ...(channel
         ? [
             { alias: 'utm_source_lower', expr: channelSource(col('entry_utm_source')) },
             { alias: 'ref_kind', expr: sourceKindExpr(col('entry_referring_domain')) },
@@ -118,16 +128,17 @@ export function sessionsPlan(read: { from: Date; to: Date }, opts: { channel?: b
         : []),
     ],
   }
-  if (!opts.channel) return withPaths
+  if (!channel) return withPaths
+  const columns = withPaths.select.map((c) => c.alias).filter((c) => c !== 'utm_source_lower' && c !== 'ref_kind')
   // The source kinds are computed once per session (the lookup table is large), then the rules read them.
   const kinds: Plan = {
     source: fromPlan(withPaths),
-    select: [...keep([...SESSION_COLUMNS, 'utm_source_lower', 'ref_kind']), { alias: 'source_kind', expr: sourceKindExpr(col('utm_source_lower')) }],
+    select: [...keep([...columns, 'utm_source_lower', 'ref_kind']), { alias: 'source_kind', expr: sourceKindExpr(col('utm_source_lower')) }],
   }
   return {
     source: fromPlan(kinds),
     select: [
-      ...keep(SESSION_COLUMNS),
+      ...keep(columns),
       {
         alias: 'channel_type',
         expr: channelTypeExpr({

@@ -11,8 +11,6 @@ export interface BreakdownDef {
   parts: ReadonlyArray<{ from: 'event' | 'session'; expr: Expr }>
   /** PostHog's `where_breakdown`: `not_null` (the value), `any` (UTMs: nulls shown), `second_not_null` (region, city), `sizes` (viewport: both set and not 0), `not_empty` (channel). */
   keep: 'not_null' | 'any' | 'second_not_null' | 'sizes' | 'not_empty'
-  /** Reads `channel_type` of the session (the channel lookup runs only then). */
-  channel?: boolean
   /** Language: grouped by the language before `-`, shown with its most common region (PostHog's `aggregation_value`). */
   language?: boolean
 }
@@ -48,7 +46,7 @@ export const WEB_BREAKDOWNS: ReadonlyMap<WebStatsBreakdown, BreakdownDef> = new 
   ['ExitPage', { parts: [session('end_pathname')], keep: 'not_null' }],
   ['ExitClick', { parts: [session('last_external_click_url')], keep: 'not_null' }],
   ['ScreenName', { parts: [event('$screen_name')], keep: 'not_null' }],
-  ['InitialChannelType', { parts: [session('channel_type')], keep: 'not_empty', channel: true }],
+  ['InitialChannelType', { parts: [session('channel_type')], keep: 'not_empty' }],
   ['InitialReferringDomain', { parts: [session('entry_referring_domain')], keep: 'not_null' }],
   ['InitialUTMSource', { parts: [session('entry_utm_source')], keep: 'any' }],
   ['InitialUTMCampaign', { parts: [session('entry_utm_campaign')], keep: 'any' }],

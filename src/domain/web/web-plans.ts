@@ -2,12 +2,11 @@ import { and, bin, col, keep, lit, timeBetween, when, type Expr, type Plan, type
 import { keepCondition, languagePrefix, languageRegion, type BreakdownDef } from './web-breakdowns.ts'
 import { hasSessionId, SESSION_SPAN_MS, sessionIdExpr, sessionsPlan } from './sessions-plan.ts'
 
-/** The query's session filters (`session-filters.ts`) and whether they read the channel. */
+/** The query's session filters (`session-filters.ts`), on `sessionsPlan`'s columns. */
 export interface SessionFilter {
   expr: Expr | undefined
-  channel: boolean
 }
-const NO_SESSION_FILTER: SessionFilter = { expr: undefined, channel: false }
+const NO_SESSION_FILTER: SessionFilter = { expr: undefined }
 
 /** A half-open span of time. */
 export interface Span {
@@ -37,12 +36,30 @@ function eventsInPeriods(p: Periods): Expr {
   return or(all(p).map((s) => timeBetween(s.from, s.to)))
 }
 
-/** The sessions the periods can read, whole: from a session span before the first period to one after the last. */
-function sessionsFor(p: Periods, channel: boolean): Plan {
+/**
+ * The sessions the periods can read, whole (from a session span before the first period to one
+ * after the last), with the session columns the given expressions read.
+ */
+function sessionsFor(p: Periods, reads: Array<Expr | undefined>): Plan {
   const spans = all(p)
   const from = Math.min(...spans.map((s) => s.from.getTime())) - SESSION_SPAN_MS
   const to = Math.max(...spans.map((s) => s.to.getTime())) + SESSION_SPAN_MS
-  return sessionsPlan({ from: new Date(from), to: new Date(to) }, { channel })
+  return sessionsPlan({ from: new Date(from), to: new Date(to) }, columnsRead(reads))
+}
+
+/** The column names an expression reads. */
+function columnsRead(exprs: Array<Expr | undefined>): Set<string> {
+  const names = new Set<string>()
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') {
+      const o = v as { op?: unknown; name?: unknown }
+      if (o.op === 'column' && typeof o.name === 'string') names.add(o.name)
+      else Object.values(o).forEach(walk)
+    }
+  }
+  walk(exprs)
+  return names
 }
 
 /** Page views and screens (PostHog's `event_type_expr` without conversion goals). */
@@ -87,7 +104,7 @@ export function overviewPlan(p: Periods, filter: Expr | undefined, session: Sess
     { alias: `${prefix}bounce_rate`, expr: inPeriod('avg', col('is_bounce'), s) },
   ]
   return {
-    source: { kind: 'join', left: perSession, right: sessionsFor(p, session.channel), using: ['session_id'] },
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, [session.expr]), using: ['session_id'] },
     select: [...measures(p.current, ''), ...measures(p.previous, 'previous_')],
     where: and(startedInPeriods(p), session.expr),
   }
@@ -117,7 +134,7 @@ export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefine
     groupBy: [sessionIdExpr, ...eventParts.map((e) => e.expr)],
   }
   const joined: Plan = {
-    source: { kind: 'join', left: perSession, right: sessionsFor(p, def.channel === true || session.channel), using: ['session_id'] },
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, [session.expr, ...def.parts.filter((part) => part.from === 'session').map((part) => part.expr)]), using: ['session_id'] },
     select: [
       ...keep(['session_id', 'person', 'view_count', 'start_ms', 'is_bounce']),
       ...def.parts.map((part, i) => ({ alias: partAlias(i), expr: part.from === 'event' ? col(partAlias(i)) : part.expr })),
@@ -160,7 +177,7 @@ export function entryBouncePlan(p: Periods, filterWithoutPathname: Expr | undefi
     groupBy: [sessionIdExpr],
   }
   return {
-    source: { kind: 'join', left: perSession, right: sessionsFor(p, session.channel), using: ['session_id'] },
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, [session.expr, col('entry_pathname')]), using: ['session_id'] },
     select: [
       { alias: 'bv0', expr: col('entry_pathname') },
       { alias: 'bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.current) },

@@ -106,10 +106,9 @@ export const clickHouseEventDialect: EventDialect = {
     return column ?? arrays(source).value(key)
   },
   properties: (source) => (source === 'event' ? 'e.properties' : `coalesce(e.person_properties, '{}')`),
-  // The top-level key/value arrays (the same text as property() reads), as one tuple.
-  propertyBundle: 'tuple(e.prop_keys, e.prop_values)',
-  bundleProperty: (bundle, key) =>
-    `if(has(tupleElement(${bundle}, 1), ${stringLiteral(key)}), tupleElement(${bundle}, 2)[indexOf(tupleElement(${bundle}, 1), ${stringLiteral(key)})], NULL)`,
+  propertyList(keys) {
+    return `[${keys.map((k) => `toNullable(${materializedColumn(k, 'e') ?? arrays('event').value(k)})`).join(', ')}]`
+  },
   propertyValue(source, key): ValueSource {
     const a = arrays(source)
     return { present: a.present(key), text: `coalesce(${a.value(key)}, 'null')` }

@@ -62,8 +62,8 @@ export const duckDbEventDialect: EventDialect = {
     return column ?? jsonSourceText(source === 'event' ? 'e.properties' : 'e.person_properties', key, params)
   },
   properties: (source) => (source === 'event' ? 'e.properties' : `COALESCE(e.person_properties, '{}')`),
-  propertyBundle: 'e.properties',
-  bundleProperty: (bundle, key, params) => jsonSourceText(bundle, key, params),
+  // One parse of the JSON for every key (json_extract_string with a list of paths).
+  propertyList: (keys) => `json_extract_string(e.properties, [${keys.map((k) => literal(jsonPointer(k))).join(', ')}])`,
   propertyValue(source, key, params) {
     if (source === 'event') return jsonSource('properties', key, params, materializedColumn(key))
     return jsonSource(`COALESCE(person_properties, '{}')`, key, params)

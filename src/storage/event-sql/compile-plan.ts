@@ -223,9 +223,11 @@ function compileExpr(e: Expr, s: Scope): string {
       return d.properties(e.source)
     case 'property_bundle':
       eventsOnly(s, e.op)
-      return d.propertyBundle
+      if (e.keys.length === 0) throw new Error('plan property_bundle needs at least one key')
+      return d.propertyList(e.keys, params)
     case 'bundle_property':
-      return d.bundleProperty(x(e.arg), e.key, params)
+      // Lists are 1-based in both engines' SQL.
+      return `(${x(e.arg)})[${wholeNumber(e.at) + 1}]`
     case 'person_id':
       eventsOnly(s, e.op)
       s.needs.person = true

@@ -82,10 +82,8 @@ export interface EventDialect {
   property(source: PropertySource, key: string, params: SqlParams): string
   /** The whole property bag as JSON text (`{}` for an event without person properties). */
   properties(source: PropertySource): string
-  /** The event's properties as one value aggregates can carry (`arg_min` of it is the first event's bag). */
-  readonly propertyBundle: string
-  /** A top-level property of a `propertyBundle` value as `property` gives it: text, NULL when absent or JSON null. */
-  bundleProperty(bundle: string, key: string, params: SqlParams): string
+  /** The event's properties of these keys as one list (1-based), each as `property` gives it, the properties read once. */
+  propertyList(keys: readonly string[], params: SqlParams): string
   /** A property as a filter reads it: whether the key is present, and its text (`null` for JSON null). */
   propertyValue(source: PropertySource, key: string, params: SqlParams): ValueSource
   /** `url` as text when the event's `$current_url` is a JSON string, else NULL or '' (action url steps). */
