@@ -74,7 +74,7 @@ export async function createApp(
     const outboxSender = worker && startOutboxSender({
       store: notifications.outbox,
       client: notifications.webhookClient,
-      options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.timeoutMs * 4 + 60_000 },
+      options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.leaseMs },
       logger: logger.child({ module: 'outbox' }),
       onOutcome: metrics.outboxOutcome,
     })

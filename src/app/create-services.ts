@@ -31,6 +31,8 @@ import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
 import { createMmdbGeoIpLookup } from '../storage/mmdb/mmdb-geoip-lookup.ts'
 import { createNotificationServices } from './create-notification-services.ts'
+import { createEventExportService } from '../modules/events/event-export-service.ts'
+import type { EventExportReads } from '../modules/events/event-export-reads.ts'
 
 export interface Stores {
   meta: SqlClient
@@ -38,6 +40,8 @@ export interface Stores {
   /** Accepted-but-unprocessed events (capture publishes, the ingestion worker consumes). */
   queue: EventQueue
   eventReads: EventReadStore
+  /** Every matching event, streamed oldest first (exports). */
+  eventExports: EventExportReads
   deadLetters: DeadLetterStore
   /** Action matching inside the event store. */
   actionEvents: ActionEventReads
@@ -76,7 +80,8 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   const notifications = createNotificationServices(stores.meta, config)
   // One reader of the GeoIP files for ingestion and /decide; its files are read the first time a public address is met.
   const geoip = config?.geoip?.enabled === false ? null : createMmdbGeoIpLookup({ databasePath: config?.geoip?.databasePath ?? null })
-  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, notifications, geoip, capture, eventReads: stores.eventReads, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  const eventExports = createEventExportService(stores.eventExports)
+  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, notifications, geoip, capture, eventReads: stores.eventReads, eventExports, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

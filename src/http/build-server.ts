@@ -33,6 +33,8 @@ import type { DefinitionsCache } from '../modules/decide/flag-definitions.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { captureRoutes } from '../modules/capture/capture-routes.ts'
 import { eventRoutes } from '../modules/events/event-routes.ts'
+import { eventExportRoutes } from '../modules/events/event-export-routes.ts'
+import type { EventExportService } from '../modules/events/event-export-service.ts'
 import { insightRoutes } from '../modules/insights/insight-routes.ts'
 import { dashboardRoutes } from '../modules/dashboards/dashboard-routes.ts'
 import { actionRoutes } from '../modules/actions/action-routes.ts'
@@ -67,6 +69,7 @@ export interface ServerServices {
   members: MemberService
   capture: CaptureService
   eventReads: EventReadStore
+  eventExports: EventExportService
   insights: InsightService
   dashboards: DashboardService
   actions: ActionService
@@ -184,6 +187,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(projectRoutes, { projects: services.projects, auth: services.auth })
     await privateScope.register(userRoutes, { auth: services.auth, members: services.members, projects: services.projects })
     await privateScope.register(memberRoutes, { members: services.members })
+    await privateScope.register(eventExportRoutes, { exports: services.eventExports })
     await privateScope.register(eventRoutes, { events: services.eventReads, persons: services.eventPersons })
     await privateScope.register(personRoutes, { persons: services.persons })
     await privateScope.register(groupRoutes, { groups: services.groups })

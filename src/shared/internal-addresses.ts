@@ -24,8 +24,35 @@ export function plainAddress(address: string): { address: string; type: 'ipv4' |
   return { address: addr, type: family === 4 ? 'ipv4' : 'ipv6' }
 }
 
+const IPV4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i
+
+/** The ranges above for IPv4 as [first, last] 32-bit numbers: checked without allocating (GeoIP asks per event). */
+const INTERNAL_V4_RANGES = INTERNAL_V4.map((cidr) => {
+  const [addr, bits] = cidr.split('/')
+  const first = ipv4Number(addr!)!
+  const size = 2 ** (32 - Number(bits))
+  return [first, first + size - 1] as const
+})
+
+function ipv4Number(address: string): number | null {
+  const m = IPV4.exec(address)
+  if (!m) return null
+  let n = 0
+  for (let i = 1; i <= 4; i++) {
+    const octet = Number(m[i])
+    if (octet > 255) return null
+    n = n * 256 + octet
+  }
+  return n
+}
+
 /** True for an address in one of the ranges above (a text that is no IP address is not internal). */
 export function isInternalAddress(address: string): boolean {
+  const v4 = ipv4Number(address)
+  if (v4 !== null) {
+    for (const [first, last] of INTERNAL_V4_RANGES) if (v4 >= first && v4 <= last) return true
+    return false
+  }
   const plain = plainAddress(address)
   return plain !== null && internal.check(plain.address, plain.type)
 }

@@ -56,6 +56,17 @@ export type Expr =
   /** Texts joined with a separator (NULL parts are left out). */
   | { op: 'concat'; args: Expr[]; separator: string }
   | { op: 'to_text'; arg: Expr }
+  /** Text lowered as the engine's `lower` does (Unicode where it can). */
+  | { op: 'lower'; arg: Expr }
+  /** Whether an RE2 pattern of ours (a constant, never user text) is found in the text; NULL for NULL. */
+  | { op: 'matches'; arg: Expr; pattern: string }
+  /** The first capture group of an RE2 pattern of ours in the text; NULL when it does not match or the group is empty. */
+  | { op: 'regex_extract'; arg: Expr; pattern: string }
+  /**
+   * A constant table of ours (never user text) looked up by exact text: the value whose key list
+   * holds `arg`, NULL when none does (PostHog's dictionary lookups, e.g. channel definitions).
+   */
+  | { op: 'lookup'; arg: Expr; table: ReadonlyArray<readonly [value: string, keys: readonly string[]]> }
   /**
    * A window function over the relation (`lag`, `lead`, or an aggregate), partitioned and ordered,
    * over the dialect's default frame or `frame`.
@@ -76,7 +87,8 @@ export type Expr =
   /** `arg` with every match of the RE2 pattern replaced (`\\1`.. name groups in `replacement`), as ClickHouse's `replaceRegexpAll`. */
   | { op: 'regex_replace'; arg: Expr; pattern: string; replacement: string }
 
-export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max' | 'list'
+/** `mode`: the most frequent non-NULL value (either of equally frequent ones). */
+export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max' | 'list' | 'mode'
 
 /**
  * A window frame: `rows` counts rows, `range` compares the (single) order key. An end is

@@ -1,4 +1,4 @@
-import { geoIpAddressOf, withLocation, type GeoIpLookup } from '../../domain/geoip/geoip-properties.ts'
+import { geoIpAddressOf, withLocation, withLocationText, type GeoIpLookup } from '../../domain/geoip/geoip-properties.ts'
 import type { StoredEvent } from '../event-store.ts'
 import { propertiesOf } from '../event-properties.ts'
 import { dlq, ok, type BatchStep, type StepResult } from '../results.ts'
@@ -50,8 +50,13 @@ export function createGeoIpStep(deps: GeoIpStepDeps): BatchStep<StoredEvent, Sto
           results[i] = ok(e)
           continue
         }
+        if (!anonymize) {
+          // The next step parses the new text (the parsed object is not built here: see withLocationText).
+          results[i] = ok({ ...e, properties: withLocationText(e.properties, propertiesOf(e), location!), parsed: undefined })
+          continue
+        }
         const value = location !== null ? withLocation(propertiesOf(e), location) : { ...propertiesOf(e) }
-        if (anonymize) delete value.$ip
+        delete value.$ip
         const text = JSON.stringify(value)
         results[i] = ok({ ...e, properties: text, parsed: { text, value } })
       }

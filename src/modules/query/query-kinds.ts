@@ -9,6 +9,7 @@ import { runHogQLQuery } from './run-hogql-query.ts'
 import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
 import { runRetentionQuery } from './run-retention-query.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
+import { runWebOverviewQuery, runWebStatsTableQuery } from './run-web-queries.ts'
 import { pathsActors, runPathsQuery } from './run-paths-query.ts'
 
 /**
@@ -38,6 +39,9 @@ const kinds: QueryKind[] = [
   { kind: 'EventsQuery', run: runEventsQuery, dashboardFilters: false },
   { kind: 'HogQLQuery', run: runHogQLQuery, dashboardFilters: false },
   { kind: 'ActorsQuery', run: runActorsQuery, dashboardFilters: false },
+  // Web analytics (docs/web-analytics.md): sessions from the events, PostHog's shapes.
+  { kind: 'WebOverviewQuery', run: runWebOverviewQuery, dashboardFilters: true },
+  { kind: 'WebStatsTableQuery', run: runWebStatsTableQuery, dashboardFilters: true },
 ]
 
 /**

@@ -119,6 +119,7 @@ export const duckDbEventDialect: EventDialect = {
     }
   },
   regexMatch: (text, pattern) => `regexp_matches(${text}, ${pattern})`,
+  regexExtract: (text, pattern) => `nullif(regexp_extract(${text}, ${pattern}, 1), '')`,
   regexSource: toDuckDbRegex,
   asciiLower: (text) => `translate(${text}, ${ASCII_LOWER})`,
   lower: (text) => `lower(${text})`,

@@ -98,6 +98,8 @@ export interface EventDialect {
   // --- Regex and string matching ------------------------------------------------------------------
   /** True when the RE2 pattern (SQL text) is found in `text`. */
   regexMatch(text: string, pattern: string): string
+  /** The first capture group of the RE2 pattern (SQL text) in `text`; NULL when it does not match or captures ''. */
+  regexExtract(text: string, pattern: string): string
   /** A pattern checked by the domain's RE2 rewritten for the engine's RE2 (named groups). */
   regexSource(source: string): string
   /** `text` with A-Z lowered and nothing else (the domain's `asciiLowercase`). */
@@ -186,4 +188,29 @@ export interface ElementsDialect {
   any(condition: (el: ElementRef) => string): string
   /** Each element of `__els` (innermost first) as the concatenation of `parts`, joined by `,`. */
   tokens(parts: (el: ElementRef) => readonly string[]): string
+}
+
+// --- Window functions as array programs (engines without windows: ClickHouse 18.16) --------------
+// Declared here, at the end, as a second part of the interface (TypeScript merges the two).
+
+export interface EventDialect {
+  /**
+   * Present on engines without window functions. The compiler then leaves a plan's window calls to
+   * this method: it gets the plan's source (`from`, already aliased `t`, with its `where`), the
+   * source's columns, and the window calls found in the select (each named), and returns one
+   * relation (a statement) holding every source row that passes `where` with its columns under
+   * their own names plus one column per window call. The plan's select then runs over it.
+   */
+  windowRelation?(input: WindowRelationInput): string
+}
+
+export interface WindowRelationInput {
+  /** The FROM item of the plan's source, aliased `t` (a subquery, a spread or a join). */
+  from: string
+  /** The plan's WHERE condition over the source's columns, if any. */
+  where?: string
+  /** The source's columns, as quoted identifiers. */
+  columns: readonly string[]
+  /** The window calls of the select, each with the (unquoted, `__w<n>`) name its result takes. */
+  windows: ReadonlyArray<{ name: string; call: WindowCall }>
 }

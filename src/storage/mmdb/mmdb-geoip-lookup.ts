@@ -41,6 +41,7 @@ export function createMmdbGeoIpLookup(opts: MmdbGeoIpOptions = {}): GeoIpLookup 
       }
   const ready: Partial<Record<Family, Reader<Response>>> = {}
   const cacheSize = opts.cacheSize ?? 10_000
+  const locations = new WeakMap<object, GeoLocation>()
 
   function open(family: Family): Promise<Reader<Response>> {
     const file = files[family]
@@ -59,7 +60,7 @@ export function createMmdbGeoIpLookup(opts: MmdbGeoIpOptions = {}): GeoIpLookup 
       const needed = new Set<Family>()
       for (const ip of ips) {
         const family = familyOf(ip)
-        if (family && !ready[family] && !isInternalAddress(ip)) needed.add(family)
+        if (family && !ready[family]) needed.add(family)
       }
       await Promise.all([...needed].map(open))
     },
@@ -69,7 +70,11 @@ export function createMmdbGeoIpLookup(opts: MmdbGeoIpOptions = {}): GeoIpLookup 
       const reader = ready[family]
       if (!reader) return null
       const rec = reader.get(ip.startsWith('::ffff:') && family === 'ipv4' ? ip.slice(7) : ip) as MmdbRecord | null
-      return rec ? toLocation(rec) : null
+      if (!rec) return null
+      // maxmind's cache hands out the same record object for the same place: map it once.
+      let loc = locations.get(rec)
+      if (loc === undefined) locations.set(rec, (loc = toLocation(rec)))
+      return loc
     },
   }
 }
