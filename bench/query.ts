@@ -5,7 +5,8 @@
 // BENCH_REUSE=<file.duckdb> times an existing file (made by a previous run with BENCH_KEEP=1) instead.
 // The same rows are then copied into a ClickHouse server of the bench's own (bench/query-clickhouse.ts)
 // and every query runs there too, printed side by side, with the server's own CPU apart from Node's;
-// BENCH_CLICKHOUSE=0 skips it. A query an engine refuses (400) prints the refusal.
+// BENCH_CLICKHOUSE=0 skips it; BENCH_ONLY=<text> times only the queries whose name contains it. A query an
+// engine refuses (400) prints the refusal.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -108,6 +109,7 @@ async function main() {
     }
     console.log(`\n| query | DuckDB wall median (s) | DuckDB CPU (s) | ClickHouse wall median (s) | Node CPU (s) | ClickHouse server CPU (s) | target (s) |\n|---|---|---|---|---|---|---|`)
     for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
+      if (process.env.BENCH_ONLY && !name.includes(process.env.BENCH_ONLY)) continue
       const duckCells = await time(duckQueries, query)
       const chCells = chQueries ? await time(chQueries, query, clickhouse!.serverCpu) : ['not run', '', '']
       console.log(`| ${name} | ${duckCells[0]} | ${duckCells[1]} | ${chCells.join(' | ')} | ${target} |`)
