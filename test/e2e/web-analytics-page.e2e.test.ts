@@ -211,12 +211,12 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
     await screenshot(page, 'dashboard-product-analytics')
   })
 
-  await t.test('"Exclude test accounts" leaves out what the project\'s test-account filters match (set in Settings)', async () => {
+  await t.test('"Exclude test accounts" keeps what the project\'s test-account filters match (set in Settings, as PostHog\'s)', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click()
     const card = page.locator('.card', { has: page.getByRole('heading', { name: 'Test accounts' }) })
     await card.getByLabel('Test account property of').selectOption('event')
     await card.getByLabel('Test account property', { exact: true }).fill('$browser')
-    await card.getByLabel('Test account operator').selectOption('exact')
+    await card.getByLabel('Test account operator').selectOption('is_not')
     await card.getByLabel('Test account value').fill('Safari')
     await card.getByRole('button', { name: 'Add filter' }).click()
     await card.getByRole('list', { name: 'Test account filters' }).getByText('$browser').waitFor()
@@ -224,13 +224,13 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
       const filters = (await app.http.inject({ url: `/api/projects/${app.projectId}/`, headers: app.auth })).json().test_account_filters
       return filters.length === 1 && filters
     })
-    assert.deepEqual(stored, [{ type: 'event', key: '$browser', operator: 'exact', value: 'Safari' }])
+    assert.deepEqual(stored, [{ type: 'event', key: '$browser', operator: 'is_not', value: 'Safari' }])
     await assertAccessible(page, 'settings with a test account filter')
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Web analytics', exact: true }).click()
     assert.equal((await tiles(page, '3'))['Page views'], '8', 'off by default')
     await page.getByLabel('Exclude test accounts').check()
-    // cat (Safari) is left out: ada and ben, their 3 sessions and 5 page views.
+    // Real users browse with anything but Safari: cat (Safari) is left out; ada and ben, their 3 sessions and 5 page views.
     assert.deepEqual(await tiles(page, '2'), { Visitors: '2', 'Page views': '5', Sessions: '3', 'Session duration': '42s', 'Bounce rate': '33.3%' })
     await page.getByLabel('Exclude test accounts').uncheck()
     assert.equal((await tiles(page, '3'))['Page views'], '8')

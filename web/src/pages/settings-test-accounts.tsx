@@ -15,7 +15,7 @@ export function TestAccounts() {
   const { project, base, canManage } = useSession()
   const queryClient = useQueryClient()
   const current = (project.test_account_filters ?? []) as unknown as TestAccountFilter[]
-  const [draft, setDraft] = useState({ type: 'person' as TestAccountFilter['type'], key: '', operator: 'icontains', value: '' })
+  const [draft, setDraft] = useState({ type: 'person' as TestAccountFilter['type'], key: '', operator: 'not_icontains', value: '' })
   const save = useMutation({
     mutationFn: (filters: TestAccountFilter[]) => api(`${base}/`, { method: 'PATCH', body: { test_account_filters: filters } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
@@ -23,7 +23,7 @@ export function TestAccounts() {
   const describe = (f: TestAccountFilter) => `${f.type === 'person' ? 'Person' : 'Event'} ${f.key} ${COHORT_OPERATORS.find(([o]) => o === f.operator)?.[1] ?? f.operator}${takesValue(f.operator) ? ` ${Array.isArray(f.value) ? f.value.join(', ') : String(f.value ?? '')}` : ''}`
   return (
     <Card title="Test accounts">
-      <p className="muted">Events matching any of these are left out where "Exclude test accounts" is on (the Web analytics page, insights that ask for it).</p>
+      <p className="muted">Where "Exclude test accounts" is on (the Web analytics page, queries that ask for it), only events matching all of these count, as in PostHog: describe your real users, e.g. person email does not contain @mycompany.com.</p>
       {current.length === 0 ? <p className="muted">No test account filters.</p> : (
         <ul aria-label="Test account filters" className="switches">
           {current.map((f, i) => (
