@@ -4,6 +4,9 @@
 // the server (main and decode threads); BENCH_PERF=dir records each Tally phase with `perf record`
 // (every thread: DuckDB's, GC helpers, the kernel's share of the process) into dir/<phase>.data, JS
 // frames named through --perf-basic-prof (`perf report -i dir/batch.data --sort dso,sym`).
+// `-- --stack scale` adds, in the same run, the /batch/ phase on the scale stack (capture, worker and api
+// processes on PostgreSQL, NATS JetStream and ClickHouse: bench/ingest-scale.ts), with the CPU per 1,000
+// events of each role and of NATS and ClickHouse themselves.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -13,10 +16,14 @@ import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { benchNodeArgs, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { runScaleStack } from './ingest-scale.ts'
 import { gzipBatchBody, gzipPersonsHeavyBody, singleEventBody, PERSONS_HEAVY_USERS } from './ingest-payloads.ts'
+import { gzipNotifyBody, NOTIFY_ACTIONS, NOTIFY_SERVER_ENV, percentile, setUpNotifications, startReceivers } from './ingest-notify.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const BATCH_SIZE = 100
+/** BENCH_NOTIFY=1: after the plain /batch/ phase, the same load with 10 notifying actions and 2 destinations (ingest-notify.ts). */
+const NOTIFY = process.env.BENCH_NOTIFY === '1'
 
 async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>) {
   let k = 0
@@ -84,7 +91,7 @@ async function main() {
   const profile = benchNodeArgs()
   if (process.env.BENCH_PERF) profile.push('--perf-basic-prof')
   const tally = await startServer(['--import', 'tsx', ...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
-    env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
+    env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info', ...(NOTIFY ? NOTIFY_SERVER_ENV : {}) },
     ready: TALLY_READY,
     log: true,
   })
@@ -107,6 +114,29 @@ async function main() {
   const batchReadableSec = (performance.now() - t0) / 1000
   const batchCpu = cpuSeconds(tally.pid) - cpu0
   await perf.stop()
+
+  const notified = NOTIFY ? await notifyPhase() : null
+  async function notifyPhase() {
+    const receivers = await startReceivers()
+    await setUpNotifications(tally.url, projectId, auth, receivers)
+    const bodies = Array.from({ length: 8 }, (_, i) => gzipNotifyBody(token, BATCH_SIZE, i))
+    await perf.start('notify')
+    const cpuN = cpuSeconds(tally.pid)
+    const tN = performance.now()
+    const run = await load(`${tally.url}/batch/`, 32, bodies, gzipHeaders)
+    const uuid = await sentinel()
+    await waitReadable(tally.url, projectId, uuid, auth)
+    const events = run['2xx'] * BATCH_SIZE
+    // Every accepted event of the phase with half = yes goes to both destinations (stored may exceed accepted: see below).
+    const expected = events
+    const deadline = performance.now() + 120_000
+    while (receivers.destinations.count < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    const deliveredSec = (performance.now() - tN) / 1000
+    const cpu = cpuSeconds(tally.pid) - cpuN
+    await perf.stop()
+    await receivers.close()
+    return { run, events, deliveredSec, cpu, destinations: receivers.destinations, chat: receivers.chat.count }
+  }
 
   await perf.start('persons')
   const cpuP = cpuSeconds(tally.pid)
@@ -152,6 +182,15 @@ async function main() {
   row('/batch/ events/s durable and readable', `${(batchEvents / batchReadableSec).toFixed(0)} = ${ratio(batchEvents / batchReadableSec)} (last event readable ${batchReadableSec.toFixed(1)}s after start)`)
   row('/batch/ Tally CPU per 1,000 events', `${((1000 * 1000 * batchCpu) / batchEvents).toFixed(0)} ms (all threads, accept to stored)`)
   row('/batch/ latency p50 / p99', `${batch.latency.p50} ms / ${batch.latency.p99} ms (ceiling ${ceilBatch.latency.p50} / ${ceilBatch.latency.p99} ms)`)
+  if (notified) {
+    const { events, destinations, chat, cpu, deliveredSec } = notified
+    const plainMs = (1000 * 1000 * batchCpu) / batchEvents
+    const notifyMs = (1000 * 1000 * cpu) / events
+    row('/batch/ + notifications events/s accepted', `${(events / notified.run.duration).toFixed(0)} (${NOTIFY_ACTIONS} notifying actions, 2 destinations on half the events; non-2xx ${notified.run.non2xx})`)
+    row('/batch/ + notifications CPU per 1,000 events', `${notifyMs.toFixed(0)} ms vs ${plainMs.toFixed(0)} plain (${notifyMs >= plainMs ? '+' : ''}${((100 * (notifyMs - plainMs)) / plainMs).toFixed(0)}%; accept to stored and every message delivered, ${deliveredSec.toFixed(1)}s)`)
+    row('destination messages delivered', `${destinations.count} of ${events} expected; chat messages ${chat}`)
+    row('destination delivery delay p50 / p99 / max', `${percentile(destinations.delays, 50)} / ${percentile(destinations.delays, 99)} / ${percentile(destinations.delays, 100)} ms after the event was received`)
+  }
   const plainReadable = batchEvents / batchReadableSec
   const personsReadable = personsEvents / personsReadableSec
   row('persons-heavy /batch/ events/s accepted', `${(personsEvents / persons.duration).toFixed(0)} (${PERSONS_HEAVY_USERS.toLocaleString('en')} users, 10 % $set, 1 % $identify; non-2xx ${persons.non2xx})`)
@@ -164,10 +203,40 @@ async function main() {
   row('peak RSS of the Tally process', `${rss} MB`)
   // autocannon counts only the requests answered within the phase, so stored may exceed accepted
   // (requests answered 200 after the cut); fewer stored than accepted would be a loss.
-  const accepted = batchEvents + personsEvents + singleEvents
+  const accepted = batchEvents + personsEvents + singleEvents + (notified?.events ?? 0)
   row('stored events without a person_id', `${personless}${personless === 0 ? '' : ' (every benchmark event should have one)'}`)
   row('events stored twice (same uuid)', `${duplicates}`)
   row('events stored vs accepted', `${stored} / ${accepted}${stored >= accepted ? ' (none lost)' : ' (LOST EVENTS)'}`)
+
+  const argv = process.argv.slice(2)
+  if (argv[argv.indexOf('--stack') + 1] !== 'scale' || !argv.includes('--stack')) return
+  const scale = await runScaleStack({
+    token,
+    personal,
+    async load(url) {
+      const r = await load(`${url}/batch/`, 32, batchBodies, gzipHeaders)
+      return { events: r['2xx'] * BATCH_SIZE, seconds: r.duration }
+    },
+    async waitReadable(captureUrl, apiUrl) {
+      const uuid = crypto.randomUUID()
+      const res = await fetch(`${captureUrl}/batch/`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ api_key: token, batch: [{ event: 'sentinel', distinct_id: 's', uuid }] }) })
+      if (res.status !== 200) throw new Error(`sentinel answered ${res.status}`)
+      const pid = ((await (await fetch(`${apiUrl}/api/projects/`, { headers: { authorization: auth } })).json()) as { results: Array<{ id: number }> }).results[0]!.id
+      await waitReadable(apiUrl, pid, uuid, auth)
+    },
+  })
+  const perK = (cpuSec: number, events: number) => (1000 * 1000 * cpuSec) / events
+  const embeddedPerK = perK(batchCpu, batchEvents)
+  const c = scale.cpu
+  const ev = scale.acceptedEvents
+  const tallyPerK = perK(c.capture + c.worker, ev)
+  console.log(`\nThe same /batch/ load (gzip, ${BATCH_SIZE} events a request, 32 connections, ${SECONDS}s), embedded vs scale stack (1 capture, 1 worker, 1 api)\n`)
+  row('embedded: accepted / readable events/s', `${(batchEvents / batch.duration).toFixed(0)} = ${ratio(batchEvents / batch.duration)} / ${plainReadable.toFixed(0)} = ${ratio(plainReadable)}`)
+  row('scale: accepted / readable events/s', `${(ev / scale.acceptedSeconds).toFixed(0)} = ${ratio(ev / scale.acceptedSeconds)} / ${(ev / scale.readableSeconds).toFixed(0)} = ${ratio(ev / scale.readableSeconds)}`)
+  row('embedded: Tally CPU per 1,000 events', `${embeddedPerK.toFixed(0)} ms = ${(embeddedPerK / parseCpuMsPer1000).toFixed(1)}x the ceiling's ${parseCpuMsPer1000.toFixed(1)} ms`)
+  row('scale: capture + worker CPU per 1,000 events', `${tallyPerK.toFixed(0)} ms = ${(tallyPerK / parseCpuMsPer1000).toFixed(1)}x the ceiling's`)
+  row('scale: CPU per 1,000 events by process', `capture ${perK(c.capture, ev).toFixed(0)} ms, worker ${perK(c.worker, ev).toFixed(0)} ms, api ${perK(c.api, ev).toFixed(0)} ms, NATS ${perK(c.nats, ev).toFixed(0)} ms, ClickHouse ${perK(c.clickhouse, ev).toFixed(0)} ms (PostgreSQL not counted)`)
+  row('scale: peak RSS by process', `capture ${scale.peakRssMb.capture} MB, worker ${scale.peakRssMb.worker} MB, api ${scale.peakRssMb.api} MB`)
 }
 
 await main()

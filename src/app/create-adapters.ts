@@ -9,6 +9,7 @@ import { runMigrations } from '../storage/sql/run-migrations.ts'
 import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
 import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
 import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-store.ts'
+import { createDuckDbEventExportReads } from '../storage/duckdb/duckdb-event-export-reads.ts'
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
@@ -80,6 +81,7 @@ export async function createAdapters(
       events: noEvents,
       queue,
       eventReads: notOpened('event read store'),
+      eventExports: notOpened('event export reads'),
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
       personOverrides: notOpened('person overrides'),
@@ -102,7 +104,7 @@ export async function createAdapters(
         dedupWindow: config.storage.dedupWindowEvents,
         queryConcurrency: config.query?.concurrency ?? 4,
       })
-      const queue = await openQueue(config, parts.logger).catch(async (err: unknown) => {
+      const queue = await openQueueUnless(parts.queue === false, config, parts.logger).catch(async (err: unknown) => {
         await ch.close()
         throw err
       })
@@ -140,6 +142,8 @@ export async function createAdapters(
   })
   // Reads and dead letters get their own connections: they never queue behind the ingestion writer.
   const eventReads = createDuckDbEventReadStore(await duck.connect({ reads: true }))
+  // An export streams on a connection of its own, closed when it ends.
+  const eventExports = createDuckDbEventExportReads({ connect: () => duck.connect({ reads: true }), disconnect: (c) => duck.disconnect(c) })
   const deadLetters = createDuckDbDeadLetterStore(await duck.connect())
   const actionEvents = createDuckDbActionQueries(await duck.connect({ reads: true }))
   const personOverrides = createDuckDbPersonOverrideStore(await duck.connect())
@@ -147,7 +151,7 @@ export async function createAdapters(
   // Queries get a pool of their own connections, one per query allowed at once.
   const eventRetention = createDuckDbEventRetention(await duck.connect())
   const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4, memoryLimit: config.storage.duckdbMemoryLimit })
-  const queue = await openQueue(config, parts.logger)
+  const queue = await openQueueUnless(parts.queue === false, config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
   const pingConnection = await duck.connect({ monitoring: true })
   return {
@@ -155,6 +159,7 @@ export async function createAdapters(
     events,
     queue,
     eventReads,
+    eventExports,
     deadLetters,
     actionEvents,
     personOverrides,
@@ -207,6 +212,13 @@ function openQueue(config: Pick<Config, 'storage'>, logger: Logger | undefined):
     maxBacklogBytes: storage.queueMaxBacklogBytes,
     logger: queueLogger,
   })
+}
+
+/** The event queue, or (a command that reads events only) a stand-in whose close does nothing. */
+async function openQueueUnless(skip: boolean, config: Pick<Config, 'storage'>, logger: Logger | undefined): Promise<EventQueue> {
+  if (!skip) return openQueue(config, logger)
+  const none = notOpened<EventQueue>('event queue')
+  return new Proxy(none, { get: (t, prop) => (prop === 'close' ? async () => {} : Reflect.get(t, prop)) })
 }
 
 /** A stand-in for a store a command did not open: any use is a bug and says so. */

@@ -8,6 +8,7 @@ import { createReplay, type Replay } from './create-replay.ts'
 import { createServices, type Services } from './create-services.ts'
 import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
+import { createGeoIpStep } from '../ingestion/steps/geoip-step.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
 import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
@@ -73,7 +74,7 @@ export async function createApp(
     const outboxSender = worker && startOutboxSender({
       store: notifications.outbox,
       client: notifications.webhookClient,
-      options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.timeoutMs * 4 + 60_000 },
+      options: { ...notifications.webhooks, concurrencyPerChannel: notifications.webhooks.concurrency, pollMs: 1000, leaseMs: notifications.webhooks.leaseMs },
       logger: logger.child({ module: 'outbox' }),
       onOutcome: metrics.outboxOutcome,
     })
@@ -85,6 +86,7 @@ export async function createApp(
       isolateAfterAttempts: config.ingestion.isolateAfterAttempts,
       logger,
       steps: [
+        createGeoIpStep({ geoip: services.geoip, settingsOf: (projectId) => services.projects.projectById(projectId) }),
         createPersonsStep({
           persons: createSqlIngestionPersonStore(stores.meta),
           overrides: stores.personOverrides,

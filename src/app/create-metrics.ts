@@ -114,11 +114,15 @@ export function createMetrics(
       this.set(services.personData.stats().entries)
     },
   })
+  gaugeOf('tally_event_exports_running', 'Event exports streaming now', () => services.eventExports.stats().running)
+  counterOf('tally_event_export_rows_total', 'Events written by event exports since start', () => services.eventExports.stats().rows)
+  counterOf('tally_event_exports_cancelled_total', 'Event exports stopped before their end (the client went away, or a failure)', () => services.eventExports.stats().cancelled)
   if (background.retention) {
     const stats = background.retention
     gaugeOf('tally_retention_last_run_timestamp_seconds', 'When the retention job last deleted past projects\' event_retention_days (0: not yet)', () => (stats().lastRunAt?.getTime() ?? 0) / 1000)
     gaugeOf('tally_retention_last_deleted_events', 'Events the retention job\'s last pass deleted', () => stats().lastDeletedEvents)
     counterOf('tally_retention_deleted_events_total', 'Events deleted by the retention job since start', () => stats().deletedEvents)
+    counterOf('tally_retention_deleted_person_overrides_total', 'Person overrides the retention job removed since start: no stored event of their old person was left', () => stats().deletedPersonOverrides)
     counterOf('tally_retention_deleted_dead_letters_total', 'Dead letters deleted by the retention job since start', () => stats().deletedDeadLetters)
   }
   const outboxMessages = new Counter({
@@ -142,10 +146,10 @@ export function createMetrics(
     registry,
     outboxOutcome: (channel, outcome, count) => outboxMessages.inc({ channel, outcome }, count),
     timedEventStore: (store) => ({
-      async insertBatch(events) {
+      async insertBatch(events, opts) {
         const stop = storeBatch.startTimer()
         try {
-          const result = await store.insertBatch(events)
+          const result = await store.insertBatch(events, opts)
           stop({ outcome: 'ok' })
           return result
         } catch (err) {

@@ -17,6 +17,7 @@ const DEFAULTS: Config['webhooks'] = {
   concurrency: 4,
   ratePerSecond: 50,
   backlogLimit: 100_000,
+  leaseMs: 100_000,
 }
 
 /**

@@ -5,6 +5,7 @@ import { serve } from './serve.ts'
 import { keysCommand, projectsCommand } from './admin-commands.ts'
 import { dlqCommand } from './dlq-command.ts'
 import { usersCommand } from './users-command.ts'
+import { exportEventsCommand } from './export-events-command.ts'
 
 const USAGE = `Usage: tally <command> [options]
 
@@ -19,6 +20,8 @@ Commands:
   users setup-link --email E                a new one-time set-password link for a user
   dlq list [--project N] [--pending]       events the pipeline could not process
   dlq replay [--id N ...] [--project N]    put pending dead letters back on the queue
+  export-events --project N --format parquet|csv|ndjson --out FILE [--from DATE] [--to DATE]
+                            a project's events (from <= timestamp < to) into a file
 
 Options (each also from an environment variable):
   --port N        TALLY_PORT       (default 8000)
@@ -42,6 +45,10 @@ export async function run(argv: string[], env: Record<string, string | undefined
       password: { type: 'string' },
       'first-name': { type: 'string' },
       role: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      format: { type: 'string' },
+      out: { type: 'string' },
     },
   })
   if (values.help) {
@@ -70,6 +77,8 @@ export async function run(argv: string[], env: Record<string, string | undefined
       }
       return dlqCommand(config, rest, { ids, projectId, pendingOnly: values.pending === true })
     }
+    case 'export-events':
+      return exportEventsCommand(config, { project: values.project, from: values.from, to: values.to, format: values.format, out: values.out })
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`)
       return 2

@@ -101,6 +101,11 @@ export interface Config {
    */
   /** `checkMs`: how often the retention job looks at the projects' `event_retention_days`. */
   readonly retention: { readonly checkMs: number }
+  /**
+   * GeoIP at ingestion and in /decide (`TALLY_GEOIP`, on by default; each project can turn it off too):
+   * `databasePath` an MMDB City file to use instead of the bundled DB-IP Lite data (`TALLY_GEOIP_DB`).
+   */
+  readonly geoip: { readonly enabled: boolean; readonly databasePath: string | null }
   readonly webhooks: {
     readonly siteUrl: string | null
     readonly allow: readonly string[]
@@ -111,6 +116,11 @@ export interface Config {
     readonly concurrency: number
     readonly ratePerSecond: number
     readonly backlogLimit: number
+    /**
+     * How long a claimed message stays leased to one sender before another (or this one after a
+     * restart) may send it: longer than a claimed batch can take to send (default 4 × timeout + 60 s).
+     */
+    readonly leaseMs: number
   }
   /**
    * Test-only switches for the kill -9 matrix: `crashAt` SIGKILLs the process at a named crash
@@ -308,6 +318,10 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
     },
+    geoip: {
+      enabled: bool('TALLY_GEOIP', env.TALLY_GEOIP, true),
+      databasePath: env.TALLY_GEOIP_DB ? path.resolve(env.TALLY_GEOIP_DB) : null,
+    },
     retention: {
       checkMs: int('TALLY_RETENTION_CHECK_MS', env.TALLY_RETENTION_CHECK_MS, 60_000, 100, 3_600_000),
     },
@@ -321,6 +335,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       concurrency: int('TALLY_WEBHOOK_CONCURRENCY', env.TALLY_WEBHOOK_CONCURRENCY, 4, 1, 256),
       ratePerSecond: int('TALLY_WEBHOOK_RATE_PER_SECOND', env.TALLY_WEBHOOK_RATE_PER_SECOND, 50, 1, 100_000),
       backlogLimit: int('TALLY_WEBHOOK_BACKLOG_LIMIT', env.TALLY_WEBHOOK_BACKLOG_LIMIT, 100_000, 1),
+      leaseMs: int('TALLY_WEBHOOK_LEASE_MS', env.TALLY_WEBHOOK_LEASE_MS, int('TALLY_WEBHOOK_TIMEOUT_MS', env.TALLY_WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000) * 4 + 60_000, 1000, 86_400_000),
     },
     testing: {
       crashAt: env.TALLY_CRASH_AT || null,
@@ -342,6 +357,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       problems.push(`TALLY_WEBHOOK_ALLOW: "${a}" is not an IP address or a CIDR`)
     }
   }
+  if (config.webhooks.leaseMs <= config.webhooks.timeoutMs) problems.push('TALLY_WEBHOOK_LEASE_MS must be longer than TALLY_WEBHOOK_TIMEOUT_MS')
   if (config.webhooks.siteUrl && !/^https?:\/\/[^/]+/.test(config.webhooks.siteUrl)) problems.push('TALLY_SITE_URL must be an http(s):// URL')
   if (config.testing.crashAt && !parseCrashAt(config.testing.crashAt)) {
     problems.push(`TALLY_CRASH_AT must be <point>[:<nth>] with a known point, got "${config.testing.crashAt}"`)

@@ -33,6 +33,8 @@ import type { DefinitionsCache } from '../modules/decide/flag-definitions.ts'
 import { projectRoutes } from '../modules/projects/project-routes.ts'
 import { captureRoutes } from '../modules/capture/capture-routes.ts'
 import { eventRoutes } from '../modules/events/event-routes.ts'
+import { eventExportRoutes } from '../modules/events/event-export-routes.ts'
+import type { EventExportService } from '../modules/events/event-export-service.ts'
 import { insightRoutes } from '../modules/insights/insight-routes.ts'
 import { dashboardRoutes } from '../modules/dashboards/dashboard-routes.ts'
 import { actionRoutes } from '../modules/actions/action-routes.ts'
@@ -58,6 +60,7 @@ import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-rou
 import { apiSchemaRoutes, collectApiRoutes } from './api-schema.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
+import type { GeoIpLookup } from '../domain/geoip/geoip-properties.ts'
 
 /** What the routes are given: the composition root passes its services (this layer does not import app/). */
 export interface ServerServices {
@@ -66,6 +69,7 @@ export interface ServerServices {
   members: MemberService
   capture: CaptureService
   eventReads: EventReadStore
+  eventExports: EventExportService
   insights: InsightService
   dashboards: DashboardService
   actions: ActionService
@@ -84,6 +88,8 @@ export interface ServerServices {
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
   notifications: { destinations: DestinationService; webhookClient: WebhookClient }
+  /** GeoIP of the request's address for /decide's person properties (null: off for the deployment). */
+  geoip: GeoIpLookup | null
 }
 
 export interface ServerOptions {
@@ -165,7 +171,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     // Public routes (capture, decide) register here with their own body parsing.
     await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes, decode: opts.limits && { threads: opts.limits.captureDecodeThreads, minBytes: opts.limits.captureDecodeMinBytes } })
     const { decide, projects, flagDefinitions: definitions } = services
-    await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
+    await publicScope.register(decideRoutes, { decide, projects, definitions, geoip: services.geoip, maxBodyBytes: opts.maxBodyBytes })
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
     await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
     if (opts.replay) await publicScope.register(opts.replay.publicRoutes)
@@ -181,6 +187,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     await privateScope.register(projectRoutes, { projects: services.projects, auth: services.auth })
     await privateScope.register(userRoutes, { auth: services.auth, members: services.members, projects: services.projects })
     await privateScope.register(memberRoutes, { members: services.members })
+    await privateScope.register(eventExportRoutes, { exports: services.eventExports })
     await privateScope.register(eventRoutes, { events: services.eventReads, persons: services.eventPersons })
     await privateScope.register(personRoutes, { persons: services.persons })
     await privateScope.register(groupRoutes, { groups: services.groups })

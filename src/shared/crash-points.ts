@@ -47,6 +47,10 @@ export const CRASH_POINTS = [
   'recover.before-truncate',
   'recover.after-truncate',
   'recover.done',
+  // outgoing webhooks: messages in the outbox, batch not acked; claimed (leased), not sent; sent (2xx), not marked sent
+  'notify.after-enqueue',
+  'outbox.after-claim',
+  'outbox.after-send',
   // session replay: the block appended but not fsync'd; the block durable, its summary not yet queued
   'replay.block-written',
   'replay.before-publish',

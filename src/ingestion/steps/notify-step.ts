@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../event-store.ts'
 import { propertiesOf } from '../event-properties.ts'
+import { crashPoint } from '../../shared/crash-points.ts'
 import { ok, type BatchStep } from '../results.ts'
 import type { NotificationRuleStore } from '../../modules/notifications/notification-rules.ts'
 import type { OutboxStore } from '../../modules/notifications/outbox-store.ts'
@@ -22,6 +23,7 @@ export function createNotifyStep(deps: { rules: NotificationRuleStore; outbox: O
         const events = batch.filter((e) => active.has(e.projectId)).map(toNotifyEvent)
         const messages = planMessages(events, rules, deps.siteUrl, cache)
         if (messages.length > 0 && (await deps.outbox.enqueue(messages)) > 0) deps.onEnqueued?.()
+        if (messages.length > 0) crashPoint('notify.after-enqueue')
       }
       return batch.map((e) => ok(e))
     },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { GeoIpLookup } from '../../domain/geoip/geoip-properties.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { decodePublicBody } from '../../http/public-body.ts'
 import { installPublicScope } from '../../http/public-scope.ts'
@@ -6,7 +7,7 @@ import { AppError } from '../../shared/errors.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import type { Project } from '../projects/project-types.ts'
 import { decideBody, flagsBody, remoteConfigMembers, SUPPORTED_COMPRESSION } from './decide-response.ts'
-import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest, type DecideRequest } from './decide-request.ts'
+import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest, withGeoIpPersonProperties, type DecideRequest } from './decide-request.ts'
 import type { DecideResult, DecideService } from './decide-service.ts'
 import { definitionsRoute, remoteConfigRoutes } from './definitions-routes.ts'
 import type { DefinitionsCache } from './flag-definitions.ts'
@@ -15,6 +16,8 @@ export interface DecideRouteOptions {
   decide: DecideService
   projects: ProjectService
   definitions: DefinitionsCache
+  /** Adds the `$geoip_*` person properties of the caller's address unless the body says `geoip_disable`. */
+  geoip: GeoIpLookup | null
   maxBodyBytes: number
 }
 
@@ -68,11 +71,20 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
     const { payload, form } = decodeBody(req, opts.maxBodyBytes)
     const { request, token, projectId } = readDecideRequest(payload, form, req.query as Record<string, unknown>)
     const cached = token ? opts.projects.cachedProjectByToken(token) : undefined
-    if (cached === undefined) return resolveProject(opts.projects, token, projectId).then((project) => evaluateFor(project, request))
-    return evaluateFor(cached, request)
+    if (cached === undefined) return resolveProject(opts.projects, token, projectId).then((project) => evaluateFor(project, request, req))
+    return evaluateFor(cached, request, req)
   }
-  function evaluateFor(project: Project, request: DecideRequest | null): Evaluated | Promise<Evaluated> {
+  function evaluateFor(project: Project, request: DecideRequest | null, req: FastifyRequest): Evaluated | Promise<Evaluated> {
     if (!request) throw missingDistinctId()
+    if (opts.geoip && !request.geoipDisable && project.geoipEnabled && req.ip) {
+      return withGeoIpPersonProperties(opts.geoip, req.ip, request.personProperties).then((properties) => {
+        request.personProperties = properties
+        return evaluated(project, request)
+      })
+    }
+    return evaluated(project, request)
+  }
+  function evaluated(project: Project, request: DecideRequest): Evaluated | Promise<Evaluated> {
     const result = opts.decide.evaluate(project.id, request)
     return result instanceof Promise ? result.then((r) => ({ project, result: r })) : { project, result }
   }

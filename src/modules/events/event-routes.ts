@@ -52,39 +52,53 @@ export async function eventRoutes(app: FastifyInstance, opts: { events: EventRea
 }
 
 function readListQuery(req: FastifyRequest): EventListQuery {
+  const filters = readEventFilters(req)
   const q = req.query as Record<string, unknown>
-  const str = (name: string): string | undefined => {
-    const v = q[name]
-    if (v === undefined) return undefined
-    if (typeof v !== 'string') throw validationError(name, `${name} must be given once.`)
-    return cleanText(v)
-  }
-  const date = (name: string): string | undefined => {
-    const v = str(name)
-    if (v === undefined || v === '') return undefined
-    return readBound(v, name)
-  }
   const int = (name: string, fallback: number, max: number): number => {
-    const v = str(name)
+    const v = queryText(q, name)
     if (v === undefined || v === '') return fallback
     if (!/^\d{1,15}$/.test(v.trim())) throw validationError(name, `${name} must be a whole number from 0 to ${max}.`)
     const n = Number(v)
     if (n > max) throw validationError(name, `${name} must be a whole number from 0 to ${max}.`)
     return n
   }
-  const beforeUuid = str('before_uuid')
+  const beforeUuid = queryText(q, 'before_uuid')
   if (beforeUuid !== undefined && !UUID.test(beforeUuid)) throw validationError('before_uuid', 'before_uuid must be a UUID.')
   const limit = int('limit', DEFAULT_LIMIT, Number.MAX_SAFE_INTEGER)
   return {
-    projectId: req.project.id,
-    event: str('event') || undefined,
-    distinctId: str('distinct_id') || undefined,
-    after: date('after'),
-    before: date('before'),
+    ...filters,
     beforeUuid,
-    properties: readPropertyFilters(str('properties')),
     limit: Math.min(limit === 0 ? DEFAULT_LIMIT : limit, MAX_LIMIT),
     offset: int('offset', 0, MAX_OFFSET),
+  }
+}
+
+/** A query-string parameter given at most once, cleaned (a repeated one is a 400 naming it). */
+function queryText(q: Record<string, unknown>, name: string): string | undefined {
+  const v = q[name]
+  if (v === undefined) return undefined
+  if (typeof v !== 'string') throw validationError(name, `${name} must be given once.`)
+  return cleanText(v)
+}
+
+/**
+ * The events API's filters (`event`, `distinct_id`, `after`, `before`, `properties`) from a request's
+ * query string, checked: the list and the export read them alike.
+ */
+export function readEventFilters(req: FastifyRequest): Pick<EventListQuery, 'projectId' | 'event' | 'distinctId' | 'after' | 'before' | 'properties'> {
+  const q = req.query as Record<string, unknown>
+  const date = (name: string): string | undefined => {
+    const v = queryText(q, name)
+    if (v === undefined || v === '') return undefined
+    return readBound(v, name)
+  }
+  return {
+    projectId: req.project.id,
+    event: queryText(q, 'event') || undefined,
+    distinctId: queryText(q, 'distinct_id') || undefined,
+    after: date('after'),
+    before: date('before'),
+    properties: readPropertyFilters(queryText(q, 'properties')),
   }
 }
 
@@ -98,7 +112,7 @@ const SUB_MS = /^\s*\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}[.,]\d{3}(\d{1,3})/
  * RFC 3339, epoch digits, RFC 2822, `Y/M/D`) in years 1 to 9999; anything else is a 400 naming the
  * field, never a cast error in the store.
  */
-function readBound(v: string, name: string): string {
+export function readBound(v: string, name: string): string {
   const ms = parseDate(v)
   if (ms === null || !(ms >= FIRST_MS && ms <= LAST_MS)) {
     throw validationError(name, `${name} must be an ISO-8601 date-time between years 1 and 9999.`)

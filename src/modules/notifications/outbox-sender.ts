@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { ClaimedMessage, OutboxStore } from './outbox-store.ts'
+import { crashPoint } from '../../shared/crash-points.ts'
 import { WebhookRefusedError, type WebhookClient } from './webhook-client.ts'
 
 export interface OutboxSenderOptions {
@@ -85,6 +86,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
     }
     const claimed = await store.claimDue(o.concurrencyPerChannel * 16, o.leaseMs)
     if (claimed.length === 0) return
+    crashPoint('outbox.after-claim')
     const byChannel = new Map<string, ClaimedMessage[]>()
     for (const m of claimed) byChannel.set(m.channel, [...(byChannel.get(m.channel) ?? []), m])
     await Promise.all([...byChannel].map(([channel, messages]) => sendChannel(channel, messages)))
@@ -122,6 +124,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
     try {
       status = (await client.post(m.url, m.body, { ...m.headers, 'idempotency-key': m.idempotencyKey })).status
       if (status >= 200 && status < 300) {
+        crashPoint('outbox.after-send')
         await store.markSent(m.id, status)
         deps.onOutcome?.(m.channel, 'sent', 1)
         return

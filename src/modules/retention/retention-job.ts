@@ -13,6 +13,8 @@ export interface RetentionStats {
   /** Events and dead letters removed since start. */
   deletedEvents: number
   deletedDeadLetters: number
+  /** Person overrides no longer needed (their old person has no stored event left), removed since start. */
+  deletedPersonOverrides: number
   /** Events removed by the last pass. */
   lastDeletedEvents: number
 }
@@ -46,7 +48,7 @@ export function startRetentionJob(deps: {
   const pauseMs = deps.pauseMs ?? 50
   const now = deps.now ?? Date.now
   const done = new Map<number, { at: number; days: number }>()
-  const stats: RetentionStats = { lastRunAt: null, deletedEvents: 0, deletedDeadLetters: 0, lastDeletedEvents: 0 }
+  const stats: RetentionStats = { lastRunAt: null, deletedEvents: 0, deletedDeadLetters: 0, deletedPersonOverrides: 0, lastDeletedEvents: 0 }
   let stopped = false
   let timer: NodeJS.Timeout | null = null
   let running: Promise<void> = Promise.resolve()
@@ -69,6 +71,7 @@ export function startRetentionJob(deps: {
         removed += step.events
         stats.deletedEvents += step.events
         stats.deletedDeadLetters += step.deadLetters
+        stats.deletedPersonOverrides += step.personOverrides
         if (!step.more || stopped) break
         await new Promise((r) => setTimeout(r, pauseMs))
       }

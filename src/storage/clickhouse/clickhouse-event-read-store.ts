@@ -5,9 +5,10 @@ import { clickHouseEventDialect as d } from './clickhouse-event-dialect.ts'
 import { intLiteral, stringLiteral, uuidLiteral } from './clickhouse-literals.ts'
 
 // Aliases differ from the column names: a ClickHouse alias is visible in WHERE and ORDER BY too.
-const COLUMNS = `toString(uuid) AS uuid_text, event, distinct_id, properties, elements_chain, timestamp_ms, toString(person_id) AS person_text`
+/** The columns an EventRow is read from (`toEventRow`). */
+export const EVENT_COLUMNS = `toString(uuid) AS uuid_text, event, distinct_id, properties, elements_chain, timestamp_ms, toString(person_id) AS person_text`
 
-interface Row {
+export interface EventColumnsRow {
   uuid_text: string
   event: string
   distinct_id: string
@@ -25,47 +26,63 @@ interface Row {
  */
 export function createClickHouseEventReadStore(ch: ClickHouse): EventReadStore {
   async function query(sql: string): Promise<EventRow[]> {
-    const rows = await ch.query<Row>(sql)
-    return rows.map((r) => ({
-      uuid: r.uuid_text,
-      event: r.event,
-      distinctId: r.distinct_id,
-      properties: r.properties,
-      elementsChain: r.elements_chain,
-      timestampMicros: BigInt(r.timestamp_ms) * 1000n,
-      personId: r.person_text ?? null,
-    }))
+    const rows = await ch.query<EventColumnsRow>(sql)
+    return rows.map(toEventRow)
   }
 
   return {
     list(q: EventListQuery) {
-      const where: string[] = [`project_id = ${intLiteral(q.projectId)}`]
-      if (q.event !== undefined) where.push(`event = ${stringLiteral(q.event)}`)
-      if (q.distinctId !== undefined) where.push(`distinct_id = ${stringLiteral(q.distinctId)}`)
-      // Microseconds: a bound written with more precision than the stored millisecond still compares exactly.
-      if (q.after !== undefined) where.push(`timestamp_ms * 1000 > ${intLiteral(isoMicros(q.after))}`)
-      if (q.before !== undefined) {
-        const before = intLiteral(isoMicros(q.before))
-        where.push(
-          q.beforeUuid !== undefined
-            ? `(timestamp_ms * 1000 < ${before} OR (timestamp_ms * 1000 = ${before} AND toString(uuid) < ${stringLiteral(q.beforeUuid.toLowerCase())}))`
-            : `timestamp_ms * 1000 < ${before}`,
-        )
-      }
-      const params = d.createParams()
-      for (const f of q.properties) where.push(stepFilterSql({ ...f, type: 'event' }, d, params).condition)
+      const where = eventWhereSql(q)
       return query(
-        `SELECT ${COLUMNS} FROM events AS e WHERE ${where.join(' AND ')}
+        `SELECT ${EVENT_COLUMNS} FROM events AS e WHERE ${where.join(' AND ')}
          ORDER BY timestamp_ms DESC, uuid_text DESC LIMIT ${intLiteral(Math.floor(q.offset))}, ${intLiteral(Math.floor(q.limit))}`,
       )
     },
     async get(projectId, uuid) {
       const literal = uuidLiteral(uuid)
       if (literal === null) return null
-      const rows = await query(`SELECT ${COLUMNS} FROM events WHERE project_id = ${intLiteral(projectId)} AND uuid = ${literal} LIMIT 1`)
+      const rows = await query(`SELECT ${EVENT_COLUMNS} FROM events WHERE project_id = ${intLiteral(projectId)} AND uuid = ${literal} LIMIT 1`)
       return rows[0] ?? null
     },
   }
+}
+
+/** An EventRow from a row of EVENT_COLUMNS. */
+export function toEventRow(r: EventColumnsRow): EventRow {
+  return {
+    uuid: r.uuid_text,
+    event: r.event,
+    distinctId: r.distinct_id,
+    properties: r.properties,
+    elementsChain: r.elements_chain,
+    timestampMicros: BigInt(r.timestamp_ms) * 1000n,
+    personId: r.person_text ?? null,
+  }
+}
+
+/**
+ * The WHERE conditions of an events API or export query: project, name, distinct id, the bounds
+ * (`from` inclusive, `after`/`before` exclusive, the cursor's tie-break) in microseconds, so a bound
+ * written with more precision than the stored millisecond still compares exactly, and property
+ * filters through the event-SQL layer.
+ */
+export function eventWhereSql(q: Omit<EventListQuery, 'limit' | 'offset'> & { from?: string }): string[] {
+  const where: string[] = [`project_id = ${intLiteral(q.projectId)}`]
+  if (q.event !== undefined) where.push(`event = ${stringLiteral(q.event)}`)
+  if (q.distinctId !== undefined) where.push(`distinct_id = ${stringLiteral(q.distinctId)}`)
+  if (q.from !== undefined) where.push(`timestamp_ms * 1000 >= ${intLiteral(isoMicros(q.from))}`)
+  if (q.after !== undefined) where.push(`timestamp_ms * 1000 > ${intLiteral(isoMicros(q.after))}`)
+  if (q.before !== undefined) {
+    const before = intLiteral(isoMicros(q.before))
+    where.push(
+      q.beforeUuid !== undefined
+        ? `(timestamp_ms * 1000 < ${before} OR (timestamp_ms * 1000 = ${before} AND toString(uuid) < ${stringLiteral(q.beforeUuid.toLowerCase())}))`
+        : `timestamp_ms * 1000 < ${before}`,
+    )
+  }
+  const params = d.createParams()
+  for (const f of q.properties) where.push(stepFilterSql({ ...f, type: 'event' }, d, params).condition)
+  return where
 }
 
 /**

@@ -7,6 +7,8 @@ import type { ActionEventReads } from '../../modules/actions/action-event-reads.
 import type { QueryEngine } from '../../modules/query/query-engine.ts'
 import { createClickHouseDeadLetterStore } from './clickhouse-dead-letter-store.ts'
 import { createClickHouseEventReadStore } from './clickhouse-event-read-store.ts'
+import { createClickHouseEventExportReads } from './clickhouse-event-export-reads.ts'
+import type { EventExportReads } from '../../modules/events/event-export-reads.ts'
 import { createClickHouseEventStore } from './clickhouse-event-store.ts'
 import { createClickHousePersonEventStore } from './clickhouse-person-event-store.ts'
 import { createClickHousePersonOverrideStore } from './clickhouse-person-override-store.ts'
@@ -20,6 +22,7 @@ export interface ClickHouseStores {
   stores: {
     events: EventStore
     eventReads: EventReadStore
+    eventExports: EventExportReads
     deadLetters: DeadLetterStore
     personOverrides: PersonOverrideStore
     personEvents: PersonEventStore
@@ -48,6 +51,7 @@ export async function openClickHouseStores(
     stores: {
       events,
       eventReads: createClickHouseEventReadStore(ch),
+      eventExports: createClickHouseEventExportReads(ch),
       deadLetters: createClickHouseDeadLetterStore(ch),
       personOverrides: createClickHousePersonOverrideStore(ch),
       personEvents: createClickHousePersonEventStore(ch),

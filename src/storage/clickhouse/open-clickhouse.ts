@@ -12,6 +12,12 @@ export interface ClickHouse {
   query<R = Record<string, unknown>>(sql: string, opts?: QueryOptions): Promise<R[]>
   /** Rows of a SELECT with the result's column names and ClickHouse types. */
   queryWithMeta(sql: string, opts?: QueryOptions): Promise<{ meta: Array<{ name: string; type: string }>; data: Record<string, unknown>[] }>
+  /**
+   * Rows of a SELECT as they arrive (JSONEachRow), in the batches the HTTP stream delivers; the
+   * query runs only while the caller iterates, and is killed in the server when the caller stops early
+   * or `signal` aborts.
+   */
+  stream<R = Record<string, unknown>>(sql: string, opts: QueryOptions & { queryId: string }): AsyncIterable<R[]>
   /** A statement without result rows (DDL, ALTER, INSERT ... SELECT). */
   exec(sql: string, opts?: QueryOptions): Promise<void>
   /** Inserts rows (JSONEachRow). */
@@ -116,6 +122,30 @@ function wrap(client: ClickHouseClient, database: string): ClickHouse {
         const r = await rs.json<Record<string, unknown>>()
         return { meta: r.meta ?? [], data: r.data }
       }),
+    async *stream<R>(sql: string, o: QueryOptions & { queryId: string }): AsyncIterable<R[]> {
+      const abort = new AbortController()
+      const stop = () => abort.abort(o.signal?.reason)
+      o.signal?.addEventListener('abort', stop, { once: true })
+      let done = false
+      try {
+        const rs = await guard(() =>
+          client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: o.settings, query_id: o.queryId, abort_signal: abort.signal }),
+        )
+        for await (const rows of rs.stream<R>()) {
+          o.signal?.throwIfAborted()
+          yield rows.map((r) => r.json())
+        }
+        done = true
+      } finally {
+        o.signal?.removeEventListener('abort', stop)
+        if (!done) {
+          // Closing the connection alone stops the query only when it next writes a block, which a
+          // sort may not do for a long time: the server is told to stop now.
+          abort.abort()
+          await ch.kill(o.queryId).catch(() => {})
+        }
+      }
+    },
     exec: (sql, o = {}) =>
       guard(async () => {
         await client.command({ query: sql, clickhouse_settings: o.settings, query_id: o.queryId, abort_signal: o.signal })

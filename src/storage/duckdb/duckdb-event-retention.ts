@@ -4,6 +4,7 @@ import type { EventRetentionStore } from '../../modules/retention/event-retentio
 /**
  * Retention on DuckDB: at most `limit` events a step (a DELETE by rowid of the oldest), so the
  * ingestion writer and queries wait for one short statement at a time, never the whole deletion.
+ * The last step also removes the project's person overrides that no stored event needs any more.
  */
 export function createDuckDbEventRetention(connection: DuckDBConnection): EventRetentionStore {
   return {
@@ -16,7 +17,17 @@ export function createDuckDbEventRetention(connection: DuckDBConnection): EventR
       )
       const deleted = Number(events.rowsChanged)
       const letters = await connection.run('DELETE FROM events_dead_letter WHERE project_id = ?::INTEGER AND failed_at < ?::TIMESTAMPTZ', [projectId, at])
-      return { events: deleted, deadLetters: Number(letters.rowsChanged), more: deleted >= limit }
+      const more = deleted >= limit
+      // Once the old events are gone: overrides whose old person has no event left are never read
+      // again (a merged-away person gets no new events; they are stored under the person it became).
+      const overrides = more
+        ? 0
+        : Number((await connection.run(
+            `DELETE FROM person_overrides WHERE project_id = ?::INTEGER AND old_person_id NOT IN (
+               SELECT person_id FROM events WHERE project_id = ?::INTEGER AND person_id IS NOT NULL)`,
+            [projectId, projectId],
+          )).rowsChanged)
+      return { events: deleted, deadLetters: Number(letters.rowsChanged), personOverrides: overrides, more }
     },
   }
 }

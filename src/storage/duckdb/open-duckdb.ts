@@ -17,6 +17,8 @@ export interface DuckDb {
    * activity, so a scrape does not keep the cache from an idle trim.
    */
   connect(opts?: { reads?: boolean; monitoring?: boolean }): Promise<DuckDBConnection>
+  /** Closes a connection that `connect` opened, before the database closes (e.g. one per export). */
+  disconnect(c: DuckDBConnection): void
   /** Closes every connection and the instance: the file is free for another process afterwards. */
   close(): Promise<void>
 }
@@ -140,6 +142,12 @@ export async function openDuckDb(file: string, migrationsDir: string, opts: Duck
       if (o.reads) c.runAndReadAll = (sql, values) => runOnDuckDbThreads(c, sql, values as DuckDBValue[] | undefined)
       if (!o.monitoring) governed?.track(c, o.reads ? 'read' : 'write')
       return c
+    },
+    disconnect(c) {
+      const i = others.indexOf(c)
+      if (i < 0) return
+      others.splice(i, 1)
+      c.closeSync()
     },
     async close() {
       await governed?.stop()
