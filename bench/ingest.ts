@@ -4,6 +4,9 @@
 // the server (main and decode threads); BENCH_PERF=dir records each Tally phase with `perf record`
 // (every thread: DuckDB's, GC helpers, the kernel's share of the process) into dir/<phase>.data, JS
 // frames named through --perf-basic-prof (`perf report -i dir/batch.data --sort dso,sym`).
+// `-- --stack scale` adds, in the same run, the /batch/ phase on the scale stack (capture, worker and api
+// processes on PostgreSQL, NATS JetStream and ClickHouse: bench/ingest-scale.ts), with the CPU per 1,000
+// events of each role and of NATS and ClickHouse themselves.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -13,6 +16,7 @@ import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { benchNodeArgs, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { runScaleStack } from './ingest-scale.ts'
 import { gzipBatchBody, gzipPersonsHeavyBody, singleEventBody, PERSONS_HEAVY_USERS } from './ingest-payloads.ts'
 import { gzipNotifyBody, NOTIFY_ACTIONS, NOTIFY_SERVER_ENV, percentile, setUpNotifications, startReceivers } from './ingest-notify.ts'
 
@@ -203,6 +207,36 @@ async function main() {
   row('stored events without a person_id', `${personless}${personless === 0 ? '' : ' (every benchmark event should have one)'}`)
   row('events stored twice (same uuid)', `${duplicates}`)
   row('events stored vs accepted', `${stored} / ${accepted}${stored >= accepted ? ' (none lost)' : ' (LOST EVENTS)'}`)
+
+  const argv = process.argv.slice(2)
+  if (argv[argv.indexOf('--stack') + 1] !== 'scale' || !argv.includes('--stack')) return
+  const scale = await runScaleStack({
+    token,
+    personal,
+    async load(url) {
+      const r = await load(`${url}/batch/`, 32, batchBodies, gzipHeaders)
+      return { events: r['2xx'] * BATCH_SIZE, seconds: r.duration }
+    },
+    async waitReadable(captureUrl, apiUrl) {
+      const uuid = crypto.randomUUID()
+      const res = await fetch(`${captureUrl}/batch/`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ api_key: token, batch: [{ event: 'sentinel', distinct_id: 's', uuid }] }) })
+      if (res.status !== 200) throw new Error(`sentinel answered ${res.status}`)
+      const pid = ((await (await fetch(`${apiUrl}/api/projects/`, { headers: { authorization: auth } })).json()) as { results: Array<{ id: number }> }).results[0]!.id
+      await waitReadable(apiUrl, pid, uuid, auth)
+    },
+  })
+  const perK = (cpuSec: number, events: number) => (1000 * 1000 * cpuSec) / events
+  const embeddedPerK = perK(batchCpu, batchEvents)
+  const c = scale.cpu
+  const ev = scale.acceptedEvents
+  const tallyPerK = perK(c.capture + c.worker, ev)
+  console.log(`\nThe same /batch/ load (gzip, ${BATCH_SIZE} events a request, 32 connections, ${SECONDS}s), embedded vs scale stack (1 capture, 1 worker, 1 api)\n`)
+  row('embedded: accepted / readable events/s', `${(batchEvents / batch.duration).toFixed(0)} = ${ratio(batchEvents / batch.duration)} / ${plainReadable.toFixed(0)} = ${ratio(plainReadable)}`)
+  row('scale: accepted / readable events/s', `${(ev / scale.acceptedSeconds).toFixed(0)} = ${ratio(ev / scale.acceptedSeconds)} / ${(ev / scale.readableSeconds).toFixed(0)} = ${ratio(ev / scale.readableSeconds)}`)
+  row('embedded: Tally CPU per 1,000 events', `${embeddedPerK.toFixed(0)} ms = ${(embeddedPerK / parseCpuMsPer1000).toFixed(1)}x the ceiling's ${parseCpuMsPer1000.toFixed(1)} ms`)
+  row('scale: capture + worker CPU per 1,000 events', `${tallyPerK.toFixed(0)} ms = ${(tallyPerK / parseCpuMsPer1000).toFixed(1)}x the ceiling's`)
+  row('scale: CPU per 1,000 events by process', `capture ${perK(c.capture, ev).toFixed(0)} ms, worker ${perK(c.worker, ev).toFixed(0)} ms, api ${perK(c.api, ev).toFixed(0)} ms, NATS ${perK(c.nats, ev).toFixed(0)} ms, ClickHouse ${perK(c.clickhouse, ev).toFixed(0)} ms (PostgreSQL not counted)`)
+  row('scale: peak RSS by process', `capture ${scale.peakRssMb.capture} MB, worker ${scale.peakRssMb.worker} MB, api ${scale.peakRssMb.api} MB`)
 }
 
 await main()

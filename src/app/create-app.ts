@@ -8,6 +8,7 @@ import { createReplay, type Replay } from './create-replay.ts'
 import { createServices, type Services } from './create-services.ts'
 import { createMetrics } from './create-metrics.ts'
 import { createIngestionPipeline } from './create-ingestion-pipeline.ts'
+import { createGeoIpStep } from '../ingestion/steps/geoip-step.ts'
 import { createPersonsStep } from '../ingestion/steps/persons-step.ts'
 import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
 import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
@@ -85,6 +86,7 @@ export async function createApp(
       isolateAfterAttempts: config.ingestion.isolateAfterAttempts,
       logger,
       steps: [
+        createGeoIpStep({ geoip: services.geoip, settingsOf: (projectId) => services.projects.projectById(projectId) }),
         createPersonsStep({
           persons: createSqlIngestionPersonStore(stores.meta),
           overrides: stores.personOverrides,

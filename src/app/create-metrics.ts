@@ -146,10 +146,10 @@ export function createMetrics(
     registry,
     outboxOutcome: (channel, outcome, count) => outboxMessages.inc({ channel, outcome }, count),
     timedEventStore: (store) => ({
-      async insertBatch(events) {
+      async insertBatch(events, opts) {
         const stop = storeBatch.startTimer()
         try {
-          const result = await store.insertBatch(events)
+          const result = await store.insertBatch(events, opts)
           stop({ outcome: 'ok' })
           return result
         } catch (err) {

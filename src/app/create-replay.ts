@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from '../config/load-config.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
+import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
+import type { EventQueue } from '../queue/event-queue.ts'
 import { createFileRecordingBlobStore } from '../storage/files/file-recording-blob-store.ts'
 import { createSqlRecordingStore } from '../storage/sql/sql-recording-store.ts'
 import type { SqlClient } from '../storage/sql/sql-client.ts'
@@ -39,19 +41,24 @@ export interface ReplayDeps {
 }
 
 /**
- * Embedded replay stores: session files under `<dataDir>/recordings/sessions`, the recording queue
- * (block summaries between `/s/` and the metadata worker) under `<dataDir>/recordings/queue`, and
- * the metadata rows in the MetaStore. The worker and the retention timer run in this process.
+ * Replay stores: session files under `<dataDir>/recordings/sessions`, the recording queue (block
+ * summaries between `/s/` and the metadata worker) and the metadata rows in the MetaStore. The
+ * recording queue is `<dataDir>/recordings/queue` embedded, and the JetStream stream
+ * `<TALLY_NATS_STREAM>_RECORDINGS` with `TALLY_NATS_URL`, so that capture processes publish to it and
+ * the worker processes consume it. The metadata worker and the retention timer run in the worker
+ * role only (with `all`, in this process); an api-only process opens no recording queue.
  */
-export async function createReplay(config: Pick<Config, 'storage' | 'replay'>, deps: ReplayDeps): Promise<Replay> {
+export async function createReplay(config: Pick<Config, 'storage' | 'replay' | 'roles'>, deps: ReplayDeps): Promise<Replay> {
   const log = deps.logger.child({ module: 'replay' })
   const dir = path.join(config.storage.dataDir, 'recordings')
-  const queue = await openFileEventQueue({ dir: path.join(dir, 'queue'), logger: log })
+  const { roles } = config
+  const worker = roles.has('worker')
+  const queue = roles.has('capture') || worker ? await openRecordingQueue(config, dir, log) : null
   const blobs = createFileRecordingBlobStore(path.join(dir, 'sessions'))
   const store = createSqlRecordingStore(deps.meta)
-  const capture = createRecordingCaptureService({ projects: deps.projects, blobs, queue })
+  const capture = queue ? createRecordingCaptureService({ projects: deps.projects, blobs, queue }) : null
   const recordings = createRecordingService({ store, blobs, events: sessionEventMatcher(deps.queries) })
-  startRecordingWorker({ queue, store, logger: log })
+  if (worker && queue) startRecordingWorker({ queue, store, logger: log })
   deps.persons.setRecordingEraser((projectId, distinctIds) => recordings.deleteForDistinctIds(projectId, distinctIds))
 
   const runRetention = async (now = new Date()) => {
@@ -59,14 +66,17 @@ export async function createReplay(config: Pick<Config, 'storage' | 'replay'>, d
     if (n > 0) log.info({ deleted: n }, 'expired recordings deleted')
     return n
   }
-  const timer = setInterval(() => {
-    runRetention().catch((err) => log.warn({ err }, 'recording retention failed; retried on the next tick'))
-  }, config.replay.retentionCheckMs)
-  timer.unref()
+  const timer = worker
+    ? setInterval(() => {
+        runRetention().catch((err) => log.warn({ err }, 'recording retention failed; retried on the next tick'))
+      }, config.replay.retentionCheckMs)
+    : null
+  timer?.unref()
 
   return {
     recordings,
     async publicRoutes(scope) {
+      if (!capture) throw new Error('recording capture needs the capture role')
       await scope.register(recordingCaptureRoutes, {
         capture,
         maxBodyBytes: config.replay.maxBodyBytes,
@@ -82,13 +92,30 @@ export async function createReplay(config: Pick<Config, 'storage' | 'replay'>, d
       })
     },
     runRetention,
-    drain: (timeoutMs) => queue.drain(timeoutMs),
+    drain: async (timeoutMs) => (queue ? queue.drain(timeoutMs) : true),
     async close() {
-      clearInterval(timer)
+      if (timer) clearInterval(timer)
       deps.persons.setRecordingEraser(null)
-      await queue.close()
+      await queue?.close()
     },
   }
+}
+
+/** The recording queue: on JetStream beside the event queue when there is one, else in the data dir. */
+function openRecordingQueue(config: Pick<Config, 'storage'>, dir: string, log: Logger): Promise<EventQueue> {
+  const { nats } = config.storage
+  if (!nats) return openFileEventQueue({ dir: path.join(dir, 'queue'), logger: log })
+  return openNatsEventQueue({
+    servers: [...nats.servers],
+    stream: `${nats.stream}_RECORDINGS`,
+    consumer: nats.consumer,
+    replicas: nats.replicas,
+    maxBacklogBytes: config.storage.queueMaxBacklogBytes,
+    ackWaitMs: nats.ackWaitMs,
+    publishTimeoutMs: nats.publishTimeoutMs,
+    name: 'tally-recordings',
+    logger: log,
+  })
 }
 
 /** Sessions with a matching event, from the EventStore through PostHog's EventsQuery (compiled, never text). */

@@ -29,6 +29,7 @@ import type { EventRetentionStore } from '../modules/retention/event-retention-s
 import type { ChangeBus } from '../shared/change-bus.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
+import { createMmdbGeoIpLookup } from '../storage/mmdb/mmdb-geoip-lookup.ts'
 import { createNotificationServices } from './create-notification-services.ts'
 import { createEventExportService } from '../modules/events/event-export-service.ts'
 import type { EventExportReads } from '../modules/events/event-export-reads.ts'
@@ -55,7 +56,7 @@ export interface Stores {
 }
 
 /** Builds every service from the opened stores. Knows the SQL stores, not which driver runs them. */
-export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'capture' | 'webhooks' | 'http'>>) {
+export function createServices(stores: Stores, logger: Logger, config?: Pick<Config, 'flags' | 'storage' | 'auth'> & Partial<Pick<Config, 'query' | 'capture' | 'webhooks' | 'http' | 'geoip'>>) {
   // Embedded, this process makes every settings change; at scale, another node may (remote config rereads).
   const projects = announcingProjects(createProjectService(createSqlProjectStore(stores.meta), undefined, { settingsTtlMs: config?.storage.metadataUrl ? 10_000 : Infinity }), stores.changes)
   const authStore = createSqlAuthStore(stores.meta)
@@ -77,8 +78,10 @@ export function createServices(stores: Stores, logger: Logger, config?: Pick<Con
   const insightResults = createInsightResults(insightStore, queries)
   const definitions = createDefinitionService(createSqlDefinitionStore(stores.meta))
   const notifications = createNotificationServices(stores.meta, config)
+  // One reader of the GeoIP files for ingestion and /decide; its files are read the first time a public address is met.
+  const geoip = config?.geoip?.enabled === false ? null : createMmdbGeoIpLookup({ databasePath: config?.geoip?.databasePath ?? null })
   const eventExports = createEventExportService(stores.eventExports)
-  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, notifications, capture, eventReads: stores.eventReads, eventExports, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
+  return { projects, auth, members, insights, dashboards, actions, ...flags, ...personServices, queries, insightResults, definitions, notifications, geoip, capture, eventReads: stores.eventReads, eventExports, deadLetters: stores.deadLetters, queue: stores.queue, ingestionCounters }
 }
 
 export type Services = ReturnType<typeof createServices>

@@ -99,6 +99,11 @@ export interface Config {
    */
   /** `checkMs`: how often the retention job looks at the projects' `event_retention_days`. */
   readonly retention: { readonly checkMs: number }
+  /**
+   * GeoIP at ingestion and in /decide (`TALLY_GEOIP`, on by default; each project can turn it off too):
+   * `databasePath` an MMDB City file to use instead of the bundled DB-IP Lite data (`TALLY_GEOIP_DB`).
+   */
+  readonly geoip: { readonly enabled: boolean; readonly databasePath: string | null }
   readonly webhooks: {
     readonly siteUrl: string | null
     readonly allow: readonly string[]
@@ -309,6 +314,10 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
+    },
+    geoip: {
+      enabled: bool('TALLY_GEOIP', env.TALLY_GEOIP, true),
+      databasePath: env.TALLY_GEOIP_DB ? path.resolve(env.TALLY_GEOIP_DB) : null,
     },
     retention: {
       checkMs: int('TALLY_RETENTION_CHECK_MS', env.TALLY_RETENTION_CHECK_MS, 60_000, 100, 3_600_000),

@@ -60,6 +60,7 @@ import { webAppRoutes, type WebAppOptions } from '../modules/web-app/web-app-rou
 import { apiSchemaRoutes, collectApiRoutes } from './api-schema.ts'
 import type { DeadLetterStore } from '../ingestion/dead-letter-store.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
+import type { GeoIpLookup } from '../domain/geoip/geoip-properties.ts'
 
 /** What the routes are given: the composition root passes its services (this layer does not import app/). */
 export interface ServerServices {
@@ -87,6 +88,8 @@ export interface ServerServices {
   deadLetters: DeadLetterStore
   queue: Pick<EventQueue, 'publish'>
   notifications: { destinations: DestinationService; webhookClient: WebhookClient }
+  /** GeoIP of the request's address for /decide's person properties (null: off for the deployment). */
+  geoip: GeoIpLookup | null
 }
 
 export interface ServerOptions {
@@ -168,7 +171,7 @@ export async function buildServer(services: ServerServices, opts: ServerOptions)
     // Public routes (capture, decide) register here with their own body parsing.
     await publicScope.register(captureRoutes, { capture: services.capture, maxBodyBytes: opts.maxBodyBytes, decode: opts.limits && { threads: opts.limits.captureDecodeThreads, minBytes: opts.limits.captureDecodeMinBytes } })
     const { decide, projects, flagDefinitions: definitions } = services
-    await publicScope.register(decideRoutes, { decide, projects, definitions, maxBodyBytes: opts.maxBodyBytes })
+    await publicScope.register(decideRoutes, { decide, projects, definitions, geoip: services.geoip, maxBodyBytes: opts.maxBodyBytes })
     await publicScope.register(sdkAssetRoutes, opts.sdkAssets)
     await publicScope.register(surveyRoutes, { projects, maxBodyBytes: opts.maxBodyBytes })
     if (opts.replay) await publicScope.register(opts.replay.publicRoutes)

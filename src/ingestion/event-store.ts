@@ -30,12 +30,20 @@ export interface StoredEvent {
   groups?: ReadonlyArray<string | null>
 }
 
+export interface InsertBatchOptions {
+  redelivered?: boolean
+}
+
 /**
  * The append-only event store (DuckDB embedded, ClickHouse at scale). Writes are set-based;
  * `uuid` is the idempotency key: inserting an event whose uuid is already stored is a no-op.
  */
 export interface EventStore {
-  /** Appends a micro-batch; returns how many were new. */
-  insertBatch(events: StoredEvent[]): Promise<{ inserted: number }>
+  /**
+   * Appends a micro-batch; returns how many were new. `redelivered`: the batch may hold events
+   * another worker process stored (it died before acknowledging them): every uuid is confirmed
+   * against the stored events, not only those this process remembers storing.
+   */
+  insertBatch(events: StoredEvent[], opts?: InsertBatchOptions): Promise<{ inserted: number }>
   close(): Promise<void>
 }

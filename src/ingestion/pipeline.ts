@@ -6,7 +6,7 @@ import type { DeadLetter, DeadLetterStore } from './dead-letter-store.ts'
 import type { IngestionCounters } from './ingestion-counters.ts'
 import type { IngestionHealthTracker } from './ingestion-health.ts'
 import { decodeQueuedEvent } from './queued-event.ts'
-import type { BatchStep, StepResult } from './results.ts'
+import type { BatchContext, BatchStep, StepResult } from './results.ts'
 import { crashPoint } from '../shared/crash-points.ts'
 
 /** A step between decoding and storage (person processing, group types...): event in, event out. */
@@ -86,7 +86,7 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
   return async function handleBatch(messages, delivery) {
     const attempt = delivery?.attempt ?? 1
     try {
-      await processBatch(messages, attempt)
+      await processBatch(messages, attempt, { redelivered: delivery?.redelivered ?? false })
     } catch (err) {
       const reason = err instanceof BatchFailedError || err instanceof RetryBatchError ? err.message : describeFailure(err)
       deps.health?.blocked('event_store', reason, err instanceof Error && err.cause ? err.cause : err)
@@ -96,17 +96,17 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
     deps.health?.recovered('event_store')
   }
 
-  async function processBatch(messages: string[], attempt: number): Promise<void> {
+  async function processBatch(messages: string[], attempt: number, context: BatchContext): Promise<void> {
     const letters: DeadLetter[] = []
     const drops: string[] = []
     let items: Item[] = messages.map((message) => ({ message, event: null }))
-    const decoded = await runStep(decodeStep, messages, items, { letters, drops, attempt })
+    const decoded = await runStep(decodeStep, messages, items, { letters, drops, attempt, context })
     items = decoded
     crashPoint('pipeline.after-decode')
     for (const step of [...deps.steps, deps.store, ...(deps.afterStore ?? [])]) {
       if (items.length === 0) break
       if (step === deps.store) crashPoint('pipeline.before-store')
-      items = await runStep(step, items.map((i) => i.event!), items, { letters, drops, attempt })
+      items = await runStep(step, items.map((i) => i.event!), items, { letters, drops, attempt, context })
       if (step === deps.store) crashPoint('pipeline.after-store')
     }
     if (letters.length > 0) {
@@ -125,16 +125,16 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
     step: BatchStep<I, StoredEvent>,
     inputs: I[],
     items: Item[],
-    { letters, drops, attempt }: { letters: DeadLetter[]; drops: string[]; attempt: number },
+    { letters, drops, attempt, context }: { letters: DeadLetter[]; drops: string[]; attempt: number; context: BatchContext },
   ): Promise<Item[]> {
     let results: StepResult<StoredEvent>[]
     try {
-      results = await step.run(inputs)
+      results = await step.run(inputs, context)
     } catch (err) {
       const kind = classifyFailure(err)
       if (kind === 'transient' || (kind === 'unknown' && attempt < isolateAfter)) throw new BatchFailedError(step.name, kind, { cause: err })
       deps.logger?.warn({ err, step: step.name, size: inputs.length, kind, attempt }, 'pipeline step threw on a batch; splitting it to isolate the events at fault')
-      results = await isolate(step, inputs, err)
+      results = await isolate(step, inputs, err, context)
     }
     const out: Item[] = []
     for (let i = 0; i < items.length; i++) {
@@ -159,17 +159,17 @@ export function createPipeline(deps: PipelineDeps): (messages: string[], deliver
   }
 
   /** Results for `inputs`, on which the step threw `err`: halves run separately until the throwing events stand alone. */
-  async function isolate<I>(step: BatchStep<I, StoredEvent>, inputs: I[], err: unknown): Promise<StepResult<StoredEvent>[]> {
+  async function isolate<I>(step: BatchStep<I, StoredEvent>, inputs: I[], err: unknown, context: BatchContext): Promise<StepResult<StoredEvent>[]> {
     if (inputs.length === 1) return [{ kind: 'dlq', reason: 'step_threw', error: err }]
     const mid = inputs.length >>> 1
     const out: StepResult<StoredEvent>[] = []
     for (const half of [inputs.slice(0, mid), inputs.slice(mid)]) {
       try {
-        const r = await step.run(half)
+        const r = await step.run(half, context)
         for (let i = 0; i < half.length; i++) out.push(r[i] ?? { kind: 'dlq', reason: 'step_returned_no_result' })
       } catch (halfErr) {
         if (classifyFailure(halfErr) === 'transient') throw new BatchFailedError(step.name, 'transient', { cause: halfErr })
-        out.push(...(await isolate(step, half, halfErr)))
+        out.push(...(await isolate(step, half, halfErr, context)))
       }
     }
     return out

@@ -20,5 +20,11 @@ export const retry = <T = never>(reason: string, error?: unknown): StepResult<T>
  */
 export interface BatchStep<I, O> {
   readonly name: string
-  run(batch: readonly I[]): Promise<StepResult<O>[]> | StepResult<O>[]
+  run(batch: readonly I[], context?: BatchContext): Promise<StepResult<O>[]> | StepResult<O>[]
+}
+
+/** What a step may need to know about the delivery of its batch. */
+export interface BatchContext {
+  /** Some event of the batch was delivered before, possibly to another worker (see BatchDelivery). */
+  redelivered: boolean
 }

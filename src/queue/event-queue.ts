@@ -2,6 +2,12 @@
 export interface BatchDelivery {
   /** 1 on the first delivery; n when the batch at this position failed n - 1 times in a row. */
   attempt: number
+  /**
+   * Some message of the batch was delivered before (to this process or another, which may have
+   * stored its events and died before acknowledging): the event store must confirm every event of
+   * the batch against what is stored, not only those its own recent window holds.
+   */
+  redelivered?: boolean
 }
 
 /**
@@ -71,7 +77,8 @@ export interface QueueBacklog {
 export interface EventQueue {
   /**
    * Resolves once `messages` are durable. Rejects with `QueueFullError` (nothing written) while
-   * the backlog is at its limit, with another error when the write failed (nothing kept either).
+   * the backlog is at its limit, with `MessageTooLargeError` (nothing written) when one message is
+   * larger than the queue can ever hold, with another error when the write failed (nothing kept either).
    */
   publish(messages: string[]): Promise<void>
   /** Starts the (single) consumer. */
@@ -101,5 +108,21 @@ export class QueueFullError extends Error {
   ) {
     super(`event queue backlog is full: ${backlogBytes} bytes unprocessed, limit ${limitBytes}`)
     this.name = 'QueueFullError'
+  }
+}
+
+/**
+ * Publish refused because one message is larger than the queue can ever hold (NATS: the server's
+ * `max_payload`); nothing of the publish was written. Retrying cannot help: capture answers 413.
+ */
+export class MessageTooLargeError extends Error {
+  constructor(
+    /** The message's size in bytes (UTF-8, with its separator). */
+    readonly bytes: number,
+    /** The largest message the queue takes, in bytes. */
+    readonly limitBytes: number,
+  ) {
+    super(`a message of ${bytes} bytes is larger than the queue takes (${limitBytes} bytes)`)
+    this.name = 'MessageTooLargeError'
   }
 }

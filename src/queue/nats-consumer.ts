@@ -165,12 +165,12 @@ export class NatsConsumer {
       }
       await this.linger(o.maxBatch, o.maxWaitMs)
       if (this.stopping) break
-      const { lines, parts } = this.take(o.maxBatch)
+      const { lines, parts, redelivered } = this.take(o.maxBatch)
       crashPoint('worker.batch-received')
       let failures = 0
       for (;;) {
         try {
-          await handler(lines, { attempt: failures + 1 })
+          await handler(lines, { attempt: failures + 1, redelivered })
           break
         } catch (err) {
           failures++
@@ -210,9 +210,10 @@ export class NatsConsumer {
     }
   }
 
-  private take(maxBatch: number): { lines: string[]; parts: [Held, number][] } {
+  private take(maxBatch: number): { lines: string[]; parts: [Held, number][]; redelivered: boolean } {
     const lines: string[] = []
     const parts: [Held, number][] = []
+    let redelivered = false
     for (const h of this.held) {
       if (lines.length >= maxBatch) break
       const n = Math.min(h.lines.length - h.taken, maxBatch - lines.length)
@@ -220,8 +221,9 @@ export class NatsConsumer {
       for (let i = h.taken; i < h.taken + n; i++) lines.push(h.lines[i]!)
       h.taken += n
       parts.push([h, n])
+      if (h.msg.info.deliveryCount > 1) redelivered = true
     }
-    return { lines, parts }
+    return { lines, parts, redelivered }
   }
 
   /** Acknowledges (and forgets) the leading messages whose events were all handled. */

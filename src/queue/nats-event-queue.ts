@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DiscardPolicy, JetStreamApiError, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager } from '@nats-io/jetstream'
-import { QueueFullError, type EventQueue, type QueueBacklog, type QueueWriteState } from './event-queue.ts'
+import { MessageTooLargeError, QueueFullError, type EventQueue, type QueueBacklog, type QueueWriteState } from './event-queue.ts'
 import { NatsConsumer } from './nats-consumer.ts'
 import type { QueueLogger } from './segment-writer.ts'
 
@@ -244,7 +244,10 @@ async function ensureStream(jsm: JetStreamManager, opts: NatsEventQueueOptions, 
   return info.state.last_seq
 }
 
-/** Joins events into messages of at most `max` bytes (an event larger than that cannot be queued). */
+/**
+ * Joins events into messages of at most `max` bytes. An event larger than that cannot be queued:
+ * `MessageTooLargeError` before anything is published, so a request is refused whole (413).
+ */
 function splitPayloads(messages: string[], max: number): { payload: string; events: number }[] {
   let chars = messages.length
   for (const m of messages) chars += m.length
@@ -255,7 +258,7 @@ function splitPayloads(messages: string[], max: number): { payload: string; even
   let size = 0
   for (const m of messages) {
     const bytes = Buffer.byteLength(m) + 1
-    if (bytes > max) throw new Error(`an event of ${bytes} bytes is larger than the NATS server's max_payload (${max} bytes)`)
+    if (bytes > max) throw new MessageTooLargeError(bytes, max)
     if (size + bytes > max && cur.length > 0) {
       out.push({ payload: cur.join('\n'), events: cur.length })
       cur = []

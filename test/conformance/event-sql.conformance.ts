@@ -1,7 +1,8 @@
 // The event-SQL conformance suite: what every event engine (its EventDialect, its QueryEngine, its
 // EventStore) must answer, checked against the pure domain (src/domain/properties' matcher,
-// bucket-keys, plain JS over the fixture). An engine runs it with one call from its own file
-// (event-sql.<engine>.test.ts): `eventSqlConformance('<engine>', open)`.
+// bucket-keys, plain JS over the fixture), and the event-side store contracts (test/contracts) on the
+// same engine. An engine runs it with one call from its own file (event-sql.<engine>.test.ts):
+// `eventSqlConformance('<engine>', open, { contracts })`.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
@@ -13,6 +14,9 @@ import type { Plan } from '../../src/domain/query/query-plan.ts'
 import type { EventStore } from '../../src/ingestion/event-store.ts'
 import type { QueryEngine } from '../../src/modules/query/query-engine.ts'
 import { anEvent } from '../contracts/builders.ts'
+import { deadLetterStoreContract, type DeadLetterPorts } from '../contracts/dead-letter-store.contract.ts'
+import { eventStoreContract, type EventPorts } from '../contracts/event-store.contract.ts'
+import type { Open } from '../contracts/sql-harness.ts'
 import { isDateOnlyToDateParse } from '../helpers/date-parse-gap.ts'
 import { AppError } from '../../src/shared/errors.ts'
 import { PLAN_CASES, FIXTURE, PROJECT, type CaseKey, type PlanCase } from './plan-cases.ts'
@@ -69,12 +73,22 @@ async function storeValues(engine: EventSqlEngine): Promise<void> {
   })))
 }
 
+/** Openers of the engine's event-side stores, for their contract suites (each on a fresh database). */
+export interface EventStoreOpeners {
+  events: Open<EventPorts>
+  deadLetters: Open<DeadLetterPorts>
+}
+
 /**
- * Registers the suite for one engine. `refuses` names plan operations the engine does not run yet:
- * each of their cases must then be refused with a 400 (`validation_error`), never a wrong answer or
- * a 500; every other case must answer as JS does.
+ * Registers the suite for one engine: the event-SQL cases below, then the event-side store
+ * contracts on the same engine. `refuses` names plan operations the engine does not run yet: each of
+ * their cases must then be refused with a 400 (`validation_error`), never a wrong answer or a 500;
+ * every other case must answer as JS does.
  */
-export function eventSqlConformance(name: string, open: () => Promise<EventSqlEngine>, opts: { refuses?: readonly CaseKey[] } = {}): void {
+export function eventSqlConformance(name: string, open: () => Promise<EventSqlEngine>, opts: { contracts: EventStoreOpeners; refuses?: readonly CaseKey[] }): void {
+  eventStoreContract(name, opts.contracts.events)
+  deadLetterStoreContract(name, opts.contracts.deadLetters)
+
   test(`${name} event SQL: every operator of the table has a case here, and each selects what the domain matcher selects`, async (t) => {
     const engine = await open()
     t.after(() => engine.close())

@@ -38,6 +38,15 @@ const byTime = [{ expr: ts }]
 const fromEvents = (select: Array<[string, Expr]>, extra: Partial<Plan> = {}): Plan => ({
   source: { kind: 'events' }, select: select.map(([alias, expr]) => ({ alias, expr })), orderBy: byTime, ...extra,
 })
+/**
+ * Window calls over the events as the domain's plans write them: over a plan of the events' columns
+ * (engines without window functions compute them on that relation; see EventDialect.windowRelation).
+ */
+const overEvents = (select: Array<[string, Expr]>): Plan => ({
+  source: { kind: 'plan', plan: fromEvents([['distinct_id', col('distinct_id')], ['event', col('event')], ['timestamp', ts]], { orderBy: undefined }) },
+  select: select.map(([alias, expr]) => ({ alias, expr })),
+  orderBy: byTime,
+})
 const each = <T>(f: (r: Row, i: number) => T): T[] => ROWS.map(f)
 const prop = (key: string): Expr => ({ op: 'property', source: 'event', key })
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : null)
@@ -82,11 +91,11 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
       ['lo', agg('min', { op: 'to_number', arg: prop('n') })], ['hi', agg('max', { op: 'to_number', arg: prop('n') })],
       ['q', agg('quantile', { op: 'to_number', arg: prop('n') }, { quantile: 0.5 })], ['b', agg('bit_or', { op: 'bit_flag', index: { op: 'floor', arg: { op: 'to_number', arg: prop('n') } } })],
       ['first', agg('arg_min', col('distinct_id'), { by: ts })], ['last', agg('arg_max', col('event'), { by: ts })],
-      ['l', agg('list', col('event'), { by: ts })], ['one', agg('any', lit('x'))],
+      ['l', agg('list', col('event'), { by: ts })], ['one', agg('any', lit('x'))], ['mo', agg('mode', col('event'))],
     ].map(([alias, expr]) => ({ alias: alias as string, expr: expr as Expr })) },
     expect: [{
       c: ROWS.length, u: 3, cd: 3, s: nums.reduce((a, b) => a + b, 0), a: nums.reduce((a, b) => a + b, 0) / nums.length, lo: Math.min(...nums), hi: Math.max(...nums),
-      q: [...nums].sort((a, b) => a - b)[1], b: nums.reduce((w, n) => w | 2 ** Math.floor(n), 0), first: 'u1', last: 'view', l: ROWS.map((r) => r.e), one: 'x',
+      q: [...nums].sort((a, b) => a - b)[1], b: nums.reduce((w, n) => w | 2 ** Math.floor(n), 0), first: 'u1', last: 'view', l: ROWS.map((r) => r.e), one: 'x', mo: 'view',
     }],
   }],
   binary: [{ title: 'arithmetic and comparisons', plan: fromEvents([['p', { op: 'binary', fn: '+', left: lit(2), right: lit(3) }], ['m', { op: 'binary', fn: '-', left: lit(2), right: lit(3) }], ['t', { op: 'binary', fn: '*', left: lit(2), right: lit(3) }], ['q', { op: 'binary', fn: '/', left: lit(3), right: lit(2) }], ['ne', { op: 'binary', fn: '!=', left: lit('a'), right: lit('b') }], ['le', { op: 'binary', fn: '<=', left: lit(2), right: lit(2) }], ['gt', { op: 'binary', fn: '>', left: lit(1), right: lit(2) }]], { limit: 1 }), expect: [{ p: 5, m: -1, t: 6, q: 1.5, ne: true, le: true, gt: false }] }],
@@ -101,11 +110,15 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
   case: [{ title: 'first matching branch, else', plan: fromEvents([['c', { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('event'), right: lit('buy') }, lit('B')], [{ op: 'binary', fn: '=', left: col('distinct_id'), right: lit('u2') }, lit('U2')]], else: lit('-') }]]), expect: each((r) => ({ c: r.e === 'buy' ? 'B' : r.d === 'u2' ? 'U2' : '-' })) }],
   coalesce: [{ title: 'first non-NULL', plan: fromEvents([['c', { op: 'coalesce', args: [prop('plan'), lit('none')] }]]), expect: each((r) => ({ c: text(r.p.plan) ?? 'none' })) }],
   concat: [{ title: 'joined, NULL parts left out', plan: fromEvents([['c', { op: 'concat', separator: '::', args: [col('event'), prop('plan'), col('distinct_id')] }]]), expect: each((r) => ({ c: [r.e, text(r.p.plan), r.d].filter((x) => x !== null).join('::') })) }],
+  lower: [{ title: 'text lowered', plan: fromEvents([['l', { op: 'lower', arg: prop('plan') }]]), expect: each((r) => ({ l: r.p.plan === undefined ? null : String(r.p.plan).toLowerCase() })) }],
+  matches: [{ title: 'a pattern of ours, NULL for NULL', plan: fromEvents([['m', { op: 'matches', arg: prop('plan'), pattern: '^[Pp]r' }]]), expect: each((r) => ({ m: r.p.plan === undefined ? null : /^[Pp]r/.test(String(r.p.plan)) })) }],
+  regex_extract: [{ title: 'first group, NULL without a match', plan: fromEvents([['h', { op: 'regex_extract', arg: prop('url'), pattern: '^[a-z]+://([^/]+)' }], ['x', { op: 'regex_extract', arg: col('event'), pattern: '^(zz)' }]]), expect: each((r) => ({ h: r.p.url ? 'a.test' : null, x: null })) }],
+  lookup: [{ title: 'constant table by exact text', plan: fromEvents([['t', { op: 'lookup', arg: prop('plan'), table: [['Paying', ['pro', "it's"]], ['Free', ['free']], ['None', []]] }]]), expect: each((r) => ({ t: r.p.plan === 'pro' ? 'Paying' : r.p.plan === 'free' ? 'Free' : null })) }],
   to_text: [{ title: 'numbers as text', plan: fromEvents([['t', { op: 'to_text', arg: lit(42) }]], { limit: 1 }), expect: [{ t: '42' }] }],
   window: [
-    { title: 'lag, lead, row_number, dense_rank per person', plan: fromEvents([['d', col('distinct_id')], ['prev', { op: 'window', fn: 'lag', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['next', { op: 'window', fn: 'lead', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['r', { op: 'window', fn: 'row_number', partitionBy: [col('distinct_id')], orderBy: byTime }], ['dr', { op: 'window', fn: 'dense_rank', partitionBy: [], orderBy: [{ expr: col('distinct_id') }] }]]),
+    { title: 'lag, lead, row_number, dense_rank per person', plan: overEvents([['d', col('distinct_id')], ['prev', { op: 'window', fn: 'lag', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['next', { op: 'window', fn: 'lead', arg: col('event'), partitionBy: [col('distinct_id')], orderBy: byTime }], ['r', { op: 'window', fn: 'row_number', partitionBy: [col('distinct_id')], orderBy: byTime }], ['dr', { op: 'window', fn: 'dense_rank', partitionBy: [], orderBy: [{ expr: col('distinct_id') }] }]]),
       expect: each((r, i) => { const mine = ROWS.filter((x) => x.d === r.d); const k = mine.indexOf(r); return { d: r.d, prev: mine[k - 1]?.e ?? null, next: mine[k + 1]?.e ?? null, r: k + 1, dr: Number(r.d.slice(1)) } }) },
-    { title: 'running count (rows frame) and a range frame excluding the current row', plan: fromEvents([['run', { op: 'window', fn: 'count', partitionBy: [], orderBy: byTime, frame: { unit: 'rows', start: 'unbounded', end: 0 } }], ['near', { op: 'window', fn: 'count', partitionBy: [], orderBy: [{ expr: { op: 'epoch_ms', arg: ts } }], frame: { unit: 'range', start: -86_400_000, end: 0, excludeCurrent: true } }]]),
+    { title: 'running count (rows frame) and a range frame excluding the current row', plan: overEvents([['run', { op: 'window', fn: 'count', partitionBy: [], orderBy: byTime, frame: { unit: 'rows', start: 'unbounded', end: 0 } }], ['near', { op: 'window', fn: 'count', partitionBy: [], orderBy: [{ expr: { op: 'epoch_ms', arg: ts } }], frame: { unit: 'range', start: -86_400_000, end: 0, excludeCurrent: true } }]]),
       expect: each((r, i) => ({ run: i + 1, near: ROWS.filter((x, j) => j !== i && ms(x) <= ms(r) && ms(x) >= ms(r) - 86_400_000).length })) },
   ],
   property_filter: [{ title: 'a filter on the event', plan: fromEvents([['d', col('distinct_id')]], { where: { op: 'property_filter', filter: { key: 'plan', operator: 'exact', value: 'PRO', type: 'event' } } }), expect: ROWS.filter((r) => String(r.p.plan ?? '').toLowerCase() === 'pro').map((r) => ({ d: r.d })) }],
@@ -114,6 +127,8 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     { title: 'a selector step (elements parsed in SQL)', plan: fromEvents([['d', col('distinct_id')]], { where: { op: 'action', steps: [{ event: 'buy', selector: 'div > button.primary' }] } }), expect: [{ d: 'u3' }] },
   ],
   in_plan: [{ title: 'persons who bought', plan: fromEvents([['d', col('distinct_id')], ['b', { op: 'in_plan', arg: col('distinct_id'), plan: buys }]]), expect: each((r) => ({ d: r.d, b: r.d !== 'u2' })) }],
+  regex_match: [{ title: 'an RE2 search', plan: fromEvents([['m', { op: 'regex_match', arg: col('event'), pattern: '^v.e' }]]), expect: each((r) => ({ m: /^v.e/.test(r.e) })) }],
+  regex_replace: [{ title: 'every match replaced, with a group', plan: fromEvents([['u', { op: 'regex_replace', arg: { op: 'coalesce', args: [prop('url'), col('event')] }, pattern: '([a-z])\\.', replacement: '<\\1>' }]]), expect: each((r) => ({ u: String(r.p.url ?? r.e).replace(/([a-z])\./g, '<$1>') })) }],
   'source:events': [{ title: 'the project filter', plan: { source: { kind: 'events' }, select: [{ alias: 'c', expr: agg('count') }] }, expect: [{ c: ROWS.length }] }],
   'source:plan': [{ title: 'a subquery', plan: { source: { kind: 'plan', plan: perPerson }, select: [{ alias: 'd', expr: col('d') }, { alias: 'c', expr: col('c') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d, c]) => ({ d, c })) }],
   'source:spread': [{ title: 'each row three times with k', plan: { source: { kind: 'spread', plan: perPerson, times: 3 }, select: [{ alias: 'd', expr: col('d') }, { alias: 'k', expr: col('k') }], orderBy: [{ expr: col('d') }, { expr: col('k') }] }, expect: sorted(counts).flatMap(([d]) => [0, 1, 2].map((k) => ({ d, k }))) }],
@@ -121,6 +136,34 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     { title: 'inner join on a column', plan: { source: { kind: 'join', left: perPerson, right: buys, using: ['d'] }, select: [{ alias: 'd', expr: col('d') }, { alias: 'c', expr: col('c') }], orderBy: [{ expr: col('d') }] }, expect: ROWS.filter((r) => r.e === 'buy').map((r) => ({ d: r.d, c: counts[r.d] })) },
     { title: 'left join keeps rows without a match', plan: { source: { kind: 'join', left: perPerson, right: { ...buys, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'x', expr: lit(1) }] }, using: ['d'], keepLeft: true }, select: [{ alias: 'd', expr: col('d') }, { alias: 'x', expr: col('x') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d, x: d === 'u2' ? null : 1 })) },
   ],
+  'source:sequence': [{
+    title: 'per person in time order: position, lag, lead, running sum, partition min/max/count, a step reading a step',
+    plan: {
+      source: {
+        kind: 'sequence',
+        plan: { source: { kind: 'events' }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms', arg: ts } }] },
+        partitionBy: ['d'],
+        orderBy: ['t'],
+        steps: [
+          { alias: 'r', fn: 'row_number' },
+          { alias: 'prev', fn: 'lag', arg: col('e') },
+          { alias: 'next', fn: 'lead', arg: col('t') },
+          { alias: 'views', fn: 'running_sum', arg: { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('e'), right: lit('view') }, lit(1)]], else: lit(0) } },
+          { alias: 'first_buy', fn: 'partition_min', arg: { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('e'), right: lit('buy') }, col('r')]], else: lit(null) } },
+          { alias: 'last_t', fn: 'partition_max', arg: col('t') },
+          { alias: 'n', fn: 'partition_count' },
+        ],
+      },
+      select: ['d', 'r', 'prev', 'next', 'views', 'first_buy', 'last_t', 'n'].map((a) => ({ alias: a, expr: col(a) })),
+      orderBy: [{ expr: col('d') }, { expr: col('r') }],
+    },
+    expect: [...ROWS].sort((a, b) => a.d.localeCompare(b.d) || ms(a) - ms(b)).map((r) => {
+      const mine = ROWS.filter((x) => x.d === r.d).sort((a, b) => ms(a) - ms(b))
+      const k = mine.indexOf(r)
+      const buy = mine.findIndex((x) => x.e === 'buy')
+      return { d: r.d, r: k + 1, prev: mine[k - 1]?.e ?? null, next: mine[k + 1] ? ms(mine[k + 1]!) : null, views: mine.slice(0, k + 1).filter((x) => x.e === 'view').length, first_buy: buy < 0 ? null : buy + 1, last_t: ms(mine[mine.length - 1]!), n: mine.length }
+    }),
+  }],
   shared_plan: [{ title: 'one plan read on both sides of a join', plan: { source: { kind: 'join', left: perPerson, right: perPerson, using: ['d', 'c'] }, select: [{ alias: 'd', expr: col('d') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d })) }],
   group_order_limit: [{
     title: 'group by a selected expression, having, order by it descending, limit and offset',

@@ -34,6 +34,7 @@ test('ClickHouse down: capture goes on, /_ready says so, reads and queries are 5
     await app.http.inject({ url: `/api/projects/${app.projectId}/events/`, headers: app.auth }),
     await postQuery(app, { kind: 'EventsQuery', select: ['event'], limit: 5 }),
     await postQuery(app, { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'e' }], dateRange: { date_from: '-7d' } }),
+    await postQuery(app, { kind: 'HogQLQuery', query: 'select event, count() from events group by event' }),
   ]
   for (const res of down) {
     assert.equal(res.statusCode, 503, res.body)
@@ -51,4 +52,7 @@ test('ClickHouse down: capture goes on, /_ready says so, reads and queries are 5
   assert.deepEqual(stored.map((e) => e.id).sort(), [...first, ...later].sort(), 'every event stored exactly once')
   assert.equal((await privateApi(app).get('/dead_letters/')).json().count, 0, 'nothing dead-lettered for an outage')
   assert.equal((await app.http.inject({ url: '/_ready' })).statusCode, 200)
+  const back = await postQuery(app, { kind: 'HogQLQuery', query: 'select event, count() from events group by event' })
+  assert.equal(back.statusCode, 200, back.body)
+  assert.deepEqual(back.json().results, [['e', 21]])
 })

@@ -49,13 +49,13 @@ test('a project shows PostHog\'s SDK settings with PostHog\'s defaults, and PATC
 test('PATCH of a project ignores keys Tally does not know or honour, as PostHog\'s serializer does', async (t) => {
   const app = await buildTestApp(t)
   const before = (await project(app)).json()
-  const res = await patch(app, { made_up_setting: 1, surveys_opt_in: true, anonymize_ips: true, name: 'Shop' })
+  const res = await patch(app, { made_up_setting: 1, surveys_opt_in: true, week_start_day: 1, name: 'Shop' })
   assert.equal(res.statusCode, 200, res.body)
   const after = (await project(app)).json()
   assert.equal(after.name, 'Shop')
   assert.equal(after.made_up_setting, undefined)
   assert.equal(after.surveys_opt_in, undefined)
-  assert.equal(after.anonymize_ips, before.anonymize_ips)
+  assert.equal(after.week_start_day, before.week_start_day)
 })
 
 test('a setting that is not a boolean is a 400 naming it', async (t) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine, type Engine } from '../helpers/engines.ts'
 import { funnelQuery, captureEvents, postQuery, queryOk, seededRandom, type TestEvent } from '../helpers/query-data.ts'
 import { expectedSteps, mean, refFunnel, refUnorderedEntries, type Ev, type RefOptions, type RefResult } from '../helpers/funnel-reference.ts'
 
@@ -70,14 +71,14 @@ function assertSteps(actual: Array<Record<string, any>>, expected: ReturnType<ty
   }
 }
 
-async function seeded(t: Parameters<typeof buildTestApp>[0]): Promise<TestApp> {
-  const app = await buildTestApp(t)
+async function seeded(t: Parameters<typeof buildTestApp>[0], engine: Engine): Promise<TestApp> {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, events)
   return app
 }
 
-test('funnel steps: ordered, strict and unordered agree with the per-person matcher, and differ from each other', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel steps: ordered, strict and unordered agree with the per-person matcher, and differ from each other', async (t, engine) => {
+  const app = await seeded(t, engine)
   const windowMs = 2 * DAY
   const counts: Record<string, number[]> = {}
   for (const order of ['ordered', 'strict', 'unordered'] as const) {
@@ -101,8 +102,8 @@ test('funnel steps: ordered, strict and unordered agree with the per-person matc
   assert.ok(expectedHour[2]!.count < counts.ordered![2]!)
 })
 
-test('funnel exclusions drop persons who did the excluded event between the steps', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel exclusions drop persons who did the excluded event between the steps', async (t, engine) => {
+  const app = await seeded(t, engine)
   const exclusions = [{ kind: 'EventsNode', event: 'refund', funnelFromStep: 0, funnelToStep: 1 }]
   const res = await queryOk(app, funnel({}, { exclusions }))
   const ref = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered', exclusions: [{ event: 'refund', from: 0, to: 1 }] })
@@ -115,8 +116,8 @@ test('funnel exclusions drop persons who did the excluded event between the step
   assertSteps(late.results, expectedSteps([...refLate.values()], 3), 'exclusion 1-2')
 })
 
-test('funnel breakdown: one step list per value of the first step event, the rest as "other"', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel breakdown: one step list per value of the first step event, the rest as "other"', async (t, engine) => {
+  const app = await seeded(t, engine)
   const res = await queryOk(app, funnel({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 2 } }))
   const ref = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered' })
   const byPerson = eventsByPerson()
@@ -134,8 +135,8 @@ test('funnel breakdown: one step list per value of the first step event, the res
   }
 })
 
-test('time to convert: a histogram of persons by seconds from the first to the last step', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('time to convert: a histogram of persons by seconds from the first to the last step', async (t, engine) => {
+  const app = await seeded(t, engine)
   const res = await queryOk(app, funnel({}, { funnelVizType: 'time_to_convert', binCount: 5 }))
   const secs = [...refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'ordered' }).values()].filter((r) => r.level === 2).map((r) => (r.times[2]! - r.times[0]!) / 1000)
   const min = Math.floor(Math.min(...secs))
@@ -146,8 +147,8 @@ test('time to convert: a histogram of persons by seconds from the first to the l
   assert.equal(bins.reduce((a, [, c]) => a + c!, 0), secs.length)
 })
 
-test('conversion trends: per day of entry, the share of entrants who converted from an entry that day', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('conversion trends: per day of entry, the share of entrants who converted from an entry that day', async (t, engine) => {
+  const app = await seeded(t, engine)
   const res = await queryOk(app, funnel({ interval: 'day' }, { funnelVizType: 'trends' }))
   const [series] = res.results
   const days = Array.from({ length: 10 }, (_, i) => new Date(BASE + i * DAY).toISOString().slice(0, 10))
@@ -168,8 +169,8 @@ test('conversion trends: per day of entry, the share of entrants who converted f
   assert.ok(expected.some((v) => v > 0))
 })
 
-test('unordered funnels: exclusions over the whole funnel, and conversion trends by the interval a path starts in', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('unordered funnels: exclusions over the whole funnel, and conversion trends by the interval a path starts in', async (t, engine) => {
+  const app = await seeded(t, engine)
   const exclusions = [{ kind: 'EventsNode', event: 'refund', funnelFromStep: 0, funnelToStep: 2 }]
   const res = await queryOk(app, funnel({}, { funnelOrderType: 'unordered', exclusions }))
   const ref = refAll({ steps: STEPS, windowMs: 2 * DAY, order: 'unordered', exclusions: [{ event: 'refund', from: 0, to: 2 }] })
@@ -192,8 +193,8 @@ test('unordered funnels: exclusions over the whole funnel, and conversion trends
   }
 })
 
-test('funnels count a person merged by $identify once, and refuse what they cannot compute, naming the field', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('funnels count a person merged by $identify once, and refuse what they cannot compute, naming the field', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await captureEvents(app, [
     { event: 'view', distinct_id: 'anon-x', timestamp: '2024-03-02T10:00:00Z' },
     { event: 'cart', distinct_id: 'user-x', timestamp: '2024-03-02T11:00:00Z' },
@@ -222,8 +223,8 @@ test('funnels count a person merged by $identify once, and refuse what they cann
   }
 })
 
-test('funnel edges: one step, twenty steps of one event, strict with an exclusion, unordered by breakdown, no events', async (t) => {
-  const app = await seeded(t)
+testOnEachEngine('funnel edges: one step, twenty steps of one event, strict with an exclusion, unordered by breakdown, no events', async (t, engine) => {
+  const app = await seeded(t, engine)
   const one = await queryOk(app, { ...funnel(), series: [{ kind: 'EventsNode', event: 'view' }] })
   assert.deepEqual(one.results.map((s: any) => s.count), [[...eventsByPerson().values()].filter((evs) => evs.some((e) => e.event === 'view')).length])
 

@@ -92,6 +92,20 @@ test('web app: elements, person properties, SDK switches, the HTML snippet and t
     await shot('settings-sdk')
   })
 
+  await t.test('Settings: Ingestion has GeoIP on and "Discard client IP data" off by default; the switch turns anonymize_ips on', async () => {
+    await page.goto(`${url}/settings`)
+    await page.getByRole('tab', { name: 'Ingestion' }).click()
+    const geoip = page.getByRole('switch', { name: /Add locations \(GeoIP\)/ })
+    const discard = page.getByRole('switch', { name: /Discard client IP data/ })
+    assert.equal(await geoip.isChecked(), true)
+    assert.equal(await discard.isChecked(), false)
+    assert.ok(await page.getByRole('link', { name: 'IP Geolocation by DB-IP' }).isVisible(), 'the attribution DB-IP\'s licence asks for')
+    await discard.check()
+    await eventually(async () => (await app.http.inject({ url: `/api/projects/${app.projectId}/`, headers: app.auth })).json().anonymize_ips === true)
+    await shot('settings-location')
+    await page.goto(`${url}/settings`)
+  })
+
   await t.test('Settings: the HTML snippet, shown first, works pasted into a plain page', async () => {
     const snippet = await page.getByLabel('HTML snippet').innerText()
     assert.match(snippet, /\/static\/array\.js/)

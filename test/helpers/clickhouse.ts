@@ -97,7 +97,8 @@ async function stopPrivateServer(): Promise<void> {
   shared = null
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer()
     s.once('error', reject)
@@ -118,6 +119,8 @@ export interface PrivateClickHouse {
   start(): Promise<void>
   /** Stops it and removes its data dir. */
   destroy(): Promise<void>
+  /** The running server's process id (benchmarks read its CPU time), or null. */
+  pid(): number | null
 }
 
 /** Starts a private clickhouse-server (random loopback ports, its own config, a data dir under os.tmpdir()). */
@@ -159,6 +162,7 @@ export async function privateClickHouse(): Promise<PrivateClickHouse> {
     url: `http://default:@127.0.0.1:${http}`,
     start,
     stop,
+    pid: () => proc?.pid ?? null,
     async destroy() {
       await stop()
       await rm(dir, { recursive: true, force: true })

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { TestContext } from 'node:test'
@@ -23,13 +23,20 @@ export interface OwnNatsServer {
  * Starts a private nats-server (never the machine's shared one, which other tests use), stopped and
  * its store removed when the test ends. The first start takes a random port (`-p -1`); restarts reuse it.
  */
-export async function startOwnNatsServer(t: TestContext): Promise<OwnNatsServer> {
+export async function startOwnNatsServer(t: TestContext, opts: { config?: string } = {}): Promise<OwnNatsServer> {
   const storeDir = await mkdtemp(path.join(os.tmpdir(), 'tally-nats-'))
+  // Settings without a command-line flag (e.g. `max_payload: 65536`) go in a config file; the flags win over it.
+  const configArgs: string[] = []
+  if (opts.config) {
+    const file = path.join(storeDir, 'nats.conf')
+    await writeFile(file, opts.config)
+    configArgs.push('-c', file)
+  }
   let port = -1
   let child: ChildProcess | null = null
   let exited: Promise<void> = Promise.resolve()
   const start = async () => {
-    const proc = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn(NATS_SERVER, [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] })
     child = proc
     exited = new Promise((resolve) => proc.once('exit', () => resolve()))
     let output = ''
@@ -80,6 +87,7 @@ export function natsQueueEnv(t: TestContext, url: string | null = TEST_NATS_URL)
     if (!nc) return
     const jsm = await jetstreamManager(nc)
     await jsm.streams.delete(stream).catch(() => undefined)
+    await jsm.streams.delete(`${stream}_RECORDINGS`).catch(() => undefined)
     await nc.close()
   })
   return { TALLY_NATS_URL: url, TALLY_NATS_STREAM: stream, TALLY_NATS_ACK_WAIT_MS: '2000' }

@@ -173,18 +173,28 @@ function sequence(node: Node, match: Expr, r: FieldReader, inputs: BehavioralInp
   const w = windowOf(node, r, inputs)
   const sequel = entityMatch(node.seq_event_type, node.seq_event, 'seq_event', r, inputs)
   const withinMs = r.positive('seq_time_value') * INTERVAL_SECONDS[r.interval('seq_time_interval')] * 1000
-  const ms: Expr = { op: 'epoch_ms', arg: ts }
-  const events: Plan = {
+  // The matches first, then the window over them: a window reads a plan's columns (engines without
+  // window functions compute it per person from those rows, clickhouse-window-arrays.ts).
+  const matched: Plan = {
     source: fromEvents(),
     select: [
       { alias: 'person', expr: person },
       { alias: 'is_first', expr: match },
-      {
-        alias: 'sequels',
-        expr: { op: 'window', fn: 'sum', arg: { op: 'case', when: [[sequel, lit(1)]], else: lit(0) }, partitionBy: [person], orderBy: [{ expr: ms }], frame: { unit: 'range', start: 1, end: withinMs } },
-      },
+      { alias: 'is_sequel', expr: { op: 'case', when: [[sequel, lit(1)]], else: lit(0) } },
+      { alias: 'ms', expr: { op: 'epoch_ms', arg: ts } },
     ],
     where: and({ op: 'or', args: [match, sequel] }, between(w), { op: 'not', arg: { op: 'is_null', arg: person } }),
+  }
+  const events: Plan = {
+    source: fromPlan(matched),
+    select: [
+      { alias: 'person', expr: col('person') },
+      { alias: 'is_first', expr: col('is_first') },
+      {
+        alias: 'sequels',
+        expr: { op: 'window', fn: 'sum', arg: col('is_sequel'), partitionBy: [col('person')], orderBy: [{ expr: col('ms') }], frame: { unit: 'range', start: 1, end: withinMs } },
+      },
+    ],
   }
   return member({ source: fromPlan(events), select: [{ alias: 'person', expr: col('person') }], where: and(col('is_first'), binary('>', col('sequels'), lit(0))), groupBy: [col('person')] })
 }

@@ -56,6 +56,17 @@ export type Expr =
   /** Texts joined with a separator (NULL parts are left out). */
   | { op: 'concat'; args: Expr[]; separator: string }
   | { op: 'to_text'; arg: Expr }
+  /** Text lowered as the engine's `lower` does (Unicode where it can). */
+  | { op: 'lower'; arg: Expr }
+  /** Whether an RE2 pattern of ours (a constant, never user text) is found in the text; NULL for NULL. */
+  | { op: 'matches'; arg: Expr; pattern: string }
+  /** The first capture group of an RE2 pattern of ours in the text; NULL when it does not match or the group is empty. */
+  | { op: 'regex_extract'; arg: Expr; pattern: string }
+  /**
+   * A constant table of ours (never user text) looked up by exact text: the value whose key list
+   * holds `arg`, NULL when none does (PostHog's dictionary lookups, e.g. channel definitions).
+   */
+  | { op: 'lookup'; arg: Expr; table: ReadonlyArray<readonly [value: string, keys: readonly string[]]> }
   /**
    * A window function over the relation (`lag`, `lead`, or an aggregate), partitioned and ordered,
    * over the dialect's default frame or `frame`.
@@ -71,8 +82,13 @@ export type Expr =
    * computed from events (behavioural cohort criteria).
    */
   | { op: 'in_plan'; arg: Expr; plan: Plan }
+  /** Whether the RE2 pattern (user text, bound as a parameter; checked with RE2 before it gets here) is found in `arg`. */
+  | { op: 'regex_match'; arg: Expr; pattern: string }
+  /** `arg` with every match of the RE2 pattern replaced (`\\1`.. name groups in `replacement`), as ClickHouse's `replaceRegexpAll`. */
+  | { op: 'regex_replace'; arg: Expr; pattern: string; replacement: string }
 
-export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max' | 'list'
+/** `mode`: the most frequent non-NULL value (either of equally frequent ones). */
+export type AggregateFn = 'count' | 'uniq' | 'sum' | 'avg' | 'min' | 'max' | 'quantile' | 'any' | 'bit_or' | 'arg_min' | 'arg_max' | 'list' | 'mode'
 
 /**
  * A window frame: `rows` counts rows, `range` compares the (single) order key. An end is
@@ -105,6 +121,25 @@ export type Source =
   | { kind: 'plan'; plan: Plan }
   | { kind: 'spread'; plan: Plan; times: number }
   | { kind: 'join'; left: Plan; right: Plan; using: readonly string[]; keepLeft?: boolean }
+  | { kind: 'sequence'; plan: Plan; partitionBy: readonly string[]; orderBy: readonly string[]; steps: readonly SequenceStep[] }
+
+/**
+ * A column a `sequence` source adds to each row of its plan: the rows are grouped by `partitionBy`
+ * and ordered by `orderBy` (columns of the plan, ascending; the caller makes the order total), and
+ * each step reads the plan's columns and the aliases of the steps before it:
+ * - `row_number`: the row's 1-based position in its partition;
+ * - `lag` / `lead`: `arg` of the row before / after (NULL at the ends);
+ * - `running_sum`: the sum of `arg` from the partition's first row to this one;
+ * - `partition_min` / `partition_max`: over the whole partition, NULLs ignored (NULL when all are);
+ * - `partition_count`: the partition's number of rows.
+ * Engines with window functions write windows; engines without them (ClickHouse 18.16) sort each
+ * partition into arrays and compute every step on the arrays, in one pass.
+ */
+export interface SequenceStep {
+  alias: string
+  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count'
+  arg?: Expr
+}
 
 /**
  * `SELECT select FROM source WHERE where GROUP BY groupBy HAVING having ORDER BY orderBy LIMIT OFFSET`.

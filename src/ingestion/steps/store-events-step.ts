@@ -9,8 +9,8 @@ import { ok, type BatchStep } from '../results.ts'
 export function createStoreEventsStep(store: EventStore): BatchStep<StoredEvent, StoredEvent> {
   return {
     name: 'store_events',
-    async run(batch) {
-      await store.insertBatch([...batch])
+    async run(batch, context) {
+      await store.insertBatch([...batch], { redelivered: context?.redelivered ?? false })
       return batch.map((e) => ok(e))
     },
   }

@@ -1,5 +1,5 @@
 import type { IngestionCounters } from '../../ingestion/ingestion-counters.ts'
-import { QueueFullError, type EventQueue } from '../../queue/event-queue.ts'
+import { MessageTooLargeError, QueueFullError, type EventQueue } from '../../queue/event-queue.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import { resolvePublicProject } from '../projects/resolve-public-project.ts'
 import { AppError } from '../../shared/errors.ts'
@@ -63,6 +63,12 @@ export function createCaptureService(deps: CaptureDeps) {
       try {
         await deps.queue.publish(lines)
       } catch (err) {
+        if (err instanceof MessageTooLargeError) {
+          // Sending it again cannot help (PostHog's capture answers its sink's "message too large"
+          // with 413 too): refused whole, nothing of the request queued.
+          deps.counters.add('refused', 'event_too_large', lines.length)
+          throw new AppError('payload_too_large', `An event of the request is ${err.bytes} bytes once queued, more than the event queue takes (${err.limitBytes} bytes: the NATS server's max_payload); nothing of it was stored.`, null, { limit: 'max_payload' })
+        }
         if (err instanceof QueueFullError) {
           deps.counters.add('refused', 'backlog_full', lines.length)
           throw new AppError('service_unavailable', 'Too many events are waiting to be processed; retry later.', null, {

@@ -1,3 +1,4 @@
+import { decidePersonProperties, type GeoIpLookup } from '../../domain/geoip/geoip-properties.ts'
 import { AppError, validationError } from '../../shared/errors.ts'
 
 /** The fields of a /decide or /flags body, aliases resolved (Rust `flag_request.rs` + Python decide). */
@@ -13,6 +14,8 @@ export interface DecideRequest {
   deviceId: string | null
   flagKeys: string[] | null
   disableFlags: boolean
+  /** `geoip_disable`: no `$geoip_*` person properties from the request's address (posthog-node sends true). */
+  geoipDisable: boolean
 }
 
 const MAX_DISTINCT_ID = 200
@@ -57,6 +60,7 @@ export function readDecideRequest(
       deviceId: stringOrNull(body.$device_id ?? body.device_id),
       flagKeys: Array.isArray(flagKeys) ? flagKeys.filter((k): k is string => typeof k === 'string') : null,
       disableFlags: body.disable_flags === true || body.disable_flags === 'true',
+      geoipDisable: body.geoip_disable === true || body.geoip_disable === 'true',
     },
   }
 }
@@ -69,3 +73,18 @@ export const invalidApiKey = () =>
   new AppError('invalid_api_key', 'Project API key invalid. You can find your project API key in PostHog project settings.')
 export const invalidPersonalKey = () => new AppError('invalid_personal_api_key', 'Invalid Personal API key.', null, { subCode: 'invalid_personal_key' })
 export const missingDistinctId = () => validationError(null, 'Decide requires a distinct_id.', 'missing_distinct_id')
+
+/**
+ * The person properties flags are evaluated with: the location of the caller's address under the
+ * supplied ones (PostHog's decide; supplied properties win, except a supplied null `$geoip_*` value,
+ * which the location fills, as PostHog's Rust service does).
+ */
+export async function withGeoIpPersonProperties(geoip: GeoIpLookup, ip: string, supplied: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await geoip.prepare([ip])
+  const location = geoip.locate(ip)
+  if (location === null) return supplied
+  const geo = decidePersonProperties(location)
+  const merged: Record<string, unknown> = { ...geo, ...supplied }
+  for (const [key, value] of Object.entries(geo)) if (merged[key] === null) merged[key] = value
+  return merged
+}

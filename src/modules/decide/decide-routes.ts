@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { GeoIpLookup } from '../../domain/geoip/geoip-properties.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { decodePublicBody } from '../../http/public-body.ts'
 import { installPublicScope } from '../../http/public-scope.ts'
@@ -6,7 +7,7 @@ import { AppError } from '../../shared/errors.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import type { Project } from '../projects/project-types.ts'
 import { decideBody, flagsBody, remoteConfigMembers, SUPPORTED_COMPRESSION } from './decide-response.ts'
-import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest } from './decide-request.ts'
+import { invalidApiKey, invalidPersonalKey, missingDistinctId, noApiKey, readDecideRequest, withGeoIpPersonProperties } from './decide-request.ts'
 import type { DecideService } from './decide-service.ts'
 import { definitionsRoute, remoteConfigRoutes } from './definitions-routes.ts'
 import type { DefinitionsCache } from './flag-definitions.ts'
@@ -15,6 +16,8 @@ export interface DecideRouteOptions {
   decide: DecideService
   projects: ProjectService
   definitions: DefinitionsCache
+  /** Adds the `$geoip_*` person properties of the caller's address unless the body says `geoip_disable`. */
+  geoip: GeoIpLookup | null
   maxBodyBytes: number
 }
 
@@ -66,6 +69,9 @@ export async function decideRoutes(app: FastifyInstance, opts: DecideRouteOption
     const { request, token, projectId } = readDecideRequest(payload, form, req.query as Record<string, unknown>)
     const project = await resolveProject(opts.projects, token, projectId)
     if (!request) throw missingDistinctId()
+    if (opts.geoip && !request.geoipDisable && project.geoipEnabled && req.ip) {
+      request.personProperties = await withGeoIpPersonProperties(opts.geoip, req.ip, request.personProperties)
+    }
     const result = await opts.decide.evaluate(project.id, request)
     return { project, result }
   }

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
 import { BlockList, isIP } from 'node:net'
+import { isInternalAddress, plainAddress } from '../../shared/internal-addresses.ts'
 
 /**
  * Outgoing webhooks that cannot be pointed at the server's own network. Every address a request
@@ -34,9 +35,6 @@ export interface WebhookClientOptions {
   maxRedirects?: number
 }
 
-const BLOCKED_V4 = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.168.0.0/16', '198.18.0.0/15', '224.0.0.0/4', '240.0.0.0/4']
-const BLOCKED_V6 = ['::/128', '::1/128', 'fc00::/7', 'fe80::/10', 'ff00::/8', '64:ff9b::/96', '2001:db8::/32']
-
 /** Builds the allow-list from its text form; throws on an entry that is neither an IP nor a CIDR. */
 export function parseAllowList(entries: readonly string[]): BlockList {
   const list = new BlockList()
@@ -53,20 +51,11 @@ export function parseAllowList(entries: readonly string[]): BlockList {
   return list
 }
 
-const blocked = (() => {
-  const list = new BlockList()
-  for (const cidr of BLOCKED_V4) list.addSubnet(cidr.split('/')[0]!, Number(cidr.split('/')[1]), 'ipv4')
-  for (const cidr of BLOCKED_V6) list.addSubnet(cidr.split('/')[0]!, Number(cidr.split('/')[1]), 'ipv6')
-  return list
-})()
-
 /** Why an address may not be reached, or null when it may. IPv4-mapped IPv6 is judged as IPv4. */
 export function refusalOf(address: string, allow: BlockList): string | null {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  const addr = mapped ? mapped[1]! : address
-  const type = isIP(addr) === 4 ? 'ipv4' : 'ipv6'
-  if (allow.check(addr, type)) return null
-  return blocked.check(addr, type) ? `address ${address} is internal (loopback, private, link-local or reserved)` : null
+  const plain = plainAddress(address)
+  if (plain !== null && allow.check(plain.address, plain.type)) return null
+  return isInternalAddress(address) ? `address ${address} is internal (loopback, private, link-local or reserved)` : null
 }
 
 export function createWebhookClient(options: WebhookClientOptions): WebhookClient {

@@ -7,6 +7,9 @@ import { paginate, readPage } from '../../http/pagination.ts'
 import { has, readBody, readBool, readHttpUrl, readInt, readString, type Body } from '../../http/drf-fields.ts'
 import { addRoute } from '../../http/route-paths.ts'
 import { AppError } from '../../shared/errors.ts'
+import { readCleaningRule } from '../../domain/query/paths/paths-query.ts'
+import { filtersToExpr } from '../../domain/query/filter-expr.ts'
+import { readArray } from '../../domain/query/query-fields.ts'
 import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
 import { DEFAULT_RECORDING_SETTINGS, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
 
@@ -28,10 +31,12 @@ export function toProjectJson(p: Project, level: number | null = null, ingestedE
     updated_at: p.updatedAt.toISOString(),
     data_attributes: ['data-attr'],
     app_urls: [],
-    anonymize_ips: false,
+    anonymize_ips: p.anonymizeIps,
+    geoip_enabled: p.geoipEnabled,
     completed_snapshot_onboarding: false,
     ingested_event: ingestedEvent,
-    test_account_filters: [],
+    test_account_filters: p.testAccountFilters,
+    path_cleaning_filters: p.pathCleaningFilters,
     is_demo: false,
     access_control: false,
     effective_membership_level: level,
@@ -57,8 +62,19 @@ function readSettings(body: Body, recording: RecordingSettings): ProjectSettings
   for (const key of SDK_SETTING_KEYS) if (has(body, key)) sdk[key] = body[key] === null ? null : readBool(body[key], key)
   if (Object.keys(sdk).length > 0) input.sdk = sdk
   if (has(body, 'event_retention_days')) input.eventRetentionDays = readInt(body.event_retention_days, 'event_retention_days', { allowNull: true, min: 1, max: 36_500 })
+  if (has(body, 'anonymize_ips')) input.anonymizeIps = readBool(body.anonymize_ips, 'anonymize_ips')
+  if (has(body, 'geoip_enabled')) input.geoipEnabled = readBool(body.geoip_enabled, 'geoip_enabled')
   if (has(body, 'slack_incoming_webhook')) input.slackIncomingWebhook = readHttpUrl(body.slack_incoming_webhook, 'slack_incoming_webhook', { allowNull: true })
+  if (has(body, 'test_account_filters')) input.testAccountFilters = readTestAccountFilters(body.test_account_filters)
+  if (has(body, 'path_cleaning_filters')) input.pathCleaningFilters = readArray(body.path_cleaning_filters, 'path_cleaning_filters').map((r, i) => readCleaningRule(r, `path_cleaning_filters.${i}`))
   return input
+}
+
+/** A list of property filters, checked as queries read them (a 400 naming the filter otherwise). */
+function readTestAccountFilters(v: unknown): unknown[] {
+  const list = readArray(v, 'test_account_filters')
+  filtersToExpr(list, 'test_account_filters', new Map())
+  return list
 }
 
 interface ProjectRouteOptions {

@@ -54,6 +54,29 @@ export function createProjectService(
     return { key, user }
   }
 
+  /**
+   * The project as remote config must see its settings (SDK and replay). Embedded it is the cached
+   * project (every change goes through this process); at scale it is read again once older than the
+   * TTL, and a store that does not answer keeps the last known one (remote config must not fail for it).
+   */
+  async function currentSettingsOf(project: Project): Promise<Project> {
+    const known = settingsReadAt.get(project.id) ?? { project, at: clock.now() }
+    if (clock.now() - known.at < settingsTtlMs) return known.project
+    if (!known.reading) {
+      known.reading = store.findProjectById(project.id).then(
+        (fresh) => {
+          if (fresh) remember(fresh)
+          return fresh ?? known.project
+        },
+        () => known.project,
+      ).finally(() => {
+        known.reading = undefined
+      })
+      settingsReadAt.set(project.id, known)
+    }
+    return known.reading
+  }
+
   return {
     /** Loads every project token into memory. */
     async warmUp(): Promise<void> {
@@ -143,27 +166,19 @@ export function createProjectService(
       return updated
     },
 
+    /** The project with its settings as remote config must see them (see the function). */
+    currentSettingsOf,
+
     /**
-     * The project as remote config must see its settings (SDK and replay). Embedded it is the cached
-     * project (every change goes through this process); at scale it is read again once older than the
-     * TTL, and a store that does not answer keeps the last known one (remote config must not fail for it).
+     * A project by id with its settings as current as `currentSettingsOf` keeps them (the ingestion
+     * worker reads `anonymize_ips` and `geoip_enabled` per micro-batch); null when there is none.
      */
-    async currentSettingsOf(project: Project): Promise<Project> {
-      const known = settingsReadAt.get(project.id) ?? { project, at: clock.now() }
-      if (clock.now() - known.at < settingsTtlMs) return known.project
-      if (!known.reading) {
-        known.reading = store.findProjectById(project.id).then(
-          (fresh) => {
-            if (fresh) remember(fresh)
-            return fresh ?? known.project
-          },
-          () => known.project,
-        ).finally(() => {
-          known.reading = undefined
-        })
-        settingsReadAt.set(project.id, known)
-      }
-      return known.reading
+    async projectById(projectId: number): Promise<Project | null> {
+      const known = settingsReadAt.get(projectId)
+      if (known) return currentSettingsOf(known.project)
+      const found = await store.findProjectById(projectId)
+      if (found) remember(found)
+      return found
     },
 
     /** Which of these projects have had an event ingested (PostHog's `ingested_event`). */

@@ -22,6 +22,11 @@ export interface ProjectSettingsInput {
   slackIncomingWebhook?: string | null
   /** null keeps events forever. */
   eventRetentionDays?: number | null
+  /** Replace the lists as a whole (checked by the routes): test_account_filters, path_cleaning_filters. */
+  testAccountFilters?: unknown[]
+  pathCleaningFilters?: unknown[]
+  anonymizeIps?: boolean
+  geoipEnabled?: boolean
 }
 
 /** Persistence for organizations, users, projects, memberships and personal API keys. */

@@ -34,6 +34,14 @@ export interface Project {
   slackIncomingWebhook: string | null
   /** Days of events kept (`event_retention_days`); null: forever. */
   eventRetentionDays: number | null
+  /** PostHog's `test_account_filters`: property filters that "filter out internal and test users" applies (`filterTestAccounts`). */
+  testAccountFilters: unknown[]
+  /** PostHog's `path_cleaning_filters`: `{alias, regex}` rules paths apply with `pathReplacements`. */
+  pathCleaningFilters: unknown[]
+  /** PostHog's `anonymize_ips`: events are stored without `$ip` (GeoIP still reads it first). */
+  anonymizeIps: boolean
+  /** `geoip_enabled`: the worker adds the `$geoip_*` location of `$ip` to each event and its person. */
+  geoipEnabled: boolean
   createdAt: Date
   updatedAt: Date
   /** PostHog's settings that posthog-js reads through remote config (frozen; replaced on change). */

@@ -41,6 +41,8 @@ export interface QueryEngine {
 /** Rows of a HogQL query: `columns` are the statement's own (`c0`...), `hogqlColumns` the names PostHog gives them. */
 export interface HogQLRows extends QueryRows {
   hogqlColumns: string[]
+  /** PostHog's (ClickHouse's) type name of each column (`String`, `Int64`, `DateTime64(6, 'UTC')`, `Date`...). */
+  hogqlTypes: string[]
   /** The statement the store ran (for the response's `sql`). */
   sql: string
 }

@@ -9,6 +9,8 @@ import { runHogQLQuery } from './run-hogql-query.ts'
 import { runLifecycleQuery, runStickinessQuery } from './run-persons-queries.ts'
 import { runRetentionQuery } from './run-retention-query.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
+import { runWebOverviewQuery, runWebStatsTableQuery } from './run-web-queries.ts'
+import { pathsActors, runPathsQuery } from './run-paths-query.ts'
 
 /**
  * One query kind of `POST /api/projects/:id/query/`, by PostHog's `kind`: everything Tally knows
@@ -32,10 +34,14 @@ const kinds: QueryKind[] = [
   { kind: 'RetentionQuery', run: runRetentionQuery, actors: retentionActors, dashboardFilters: true },
   { kind: 'StickinessQuery', run: runStickinessQuery, actors: stickinessActors, dashboardFilters: true },
   { kind: 'LifecycleQuery', run: runLifecycleQuery, actors: lifecycleActors, dashboardFilters: true },
+  { kind: 'PathsQuery', run: runPathsQuery, actors: pathsActors, dashboardFilters: true },
   // SQL and tables of events are left as they are on dashboards.
   { kind: 'EventsQuery', run: runEventsQuery, dashboardFilters: false },
   { kind: 'HogQLQuery', run: runHogQLQuery, dashboardFilters: false },
   { kind: 'ActorsQuery', run: runActorsQuery, dashboardFilters: false },
+  // Web analytics (docs/web-analytics.md): sessions from the events, PostHog's shapes.
+  { kind: 'WebOverviewQuery', run: runWebOverviewQuery, dashboardFilters: true },
+  { kind: 'WebStatsTableQuery', run: runWebStatsTableQuery, dashboardFilters: true },
 ]
 
 /**

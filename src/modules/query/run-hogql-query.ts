@@ -4,17 +4,10 @@ import { printSelect } from '../../domain/hogql/print-hogql.ts'
 import { formatInZone } from '../../domain/query/zoned-time.ts'
 import { validationError } from '../../shared/errors.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
-import { lookupTable } from '../../shared/lookup-table.ts'
 
 /** PostHog's rows for a query without LIMIT, and the most any LIMIT may ask for (`posthog/hogql/constants.py`). */
 export const HOGQL_DEFAULT_LIMIT = 100
 export const HOGQL_MAX_LIMIT = 50_000
-
-/** DuckDB's type names as the ClickHouse names PostHog's `types` carry. */
-const TYPE_NAMES = lookupTable<string>({
-  VARCHAR: 'String', BIGINT: 'Int64', INTEGER: 'Int32', SMALLINT: 'Int16', TINYINT: 'Int8', HUGEINT: 'Int128', UBIGINT: 'UInt64',
-  DOUBLE: 'Float64', FLOAT: 'Float32', BOOLEAN: 'Bool', DATE: 'Date', UUID: 'UUID', NULL: 'Nullable(Nothing)', '"NULL"': 'Nullable(Nothing)',
-})
 
 /**
  * `HogQLQuery`: SQL in PostHog's dialect, parsed into a tree (anything outside the supported SELECT
@@ -33,11 +26,11 @@ export async function runHogQLQuery(ctx: QueryContext, node: QueryNode): Promise
   const query: HogQLSelect = { ...parsed, limit }
   const rows = await ctx.engine.runHogQL(ctx.project.id, query, { timeZone: ctx.timeZone, now: ctx.now }, ctx.guards)
   const cell = (v: unknown, type: string): unknown => {
-    if (v instanceof Date) return type === 'DATE' ? v.toISOString().slice(0, 10) : formatInZone(v, ctx.timeZone)
+    if (v instanceof Date) return type === 'Date' || type === 'Nullable(Date)' ? v.toISOString().slice(0, 10) : formatInZone(v, ctx.timeZone)
     return v ?? null
   }
-  const results = rows.rows.map((r) => rows.columns.map((c, i) => cell(r[c], rows.types[i]!)))
-  const types = rows.types.map((t, i) => [rows.hogqlColumns[i], clickHouseType(t, ctx.timeZone)])
+  const results = rows.rows.map((r) => rows.columns.map((c, i) => cell(r[c], rows.hogqlTypes[i]!)))
+  const types = rows.hogqlTypes.map((t, i) => [rows.hogqlColumns[i], t])
   return {
     results,
     columns: rows.hogqlColumns,
@@ -48,10 +41,4 @@ export async function runHogQLQuery(ctx: QueryContext, node: QueryNode): Promise
     limit,
     offset: parsed.offset ?? 0,
   }
-}
-
-function clickHouseType(duck: string, timeZone: string): string {
-  if (duck.startsWith('TIMESTAMP')) return `DateTime64(6, '${timeZone}')`
-  if (duck.startsWith('DECIMAL')) return 'Float64'
-  return TYPE_NAMES[duck] ?? 'String'
 }

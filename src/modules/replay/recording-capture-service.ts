@@ -5,7 +5,7 @@ import { extractSnapshotGroups, type SnapshotGroup } from '../../domain/replay/e
 import { summariseSnapshots } from '../../domain/replay/summarise-snapshots.ts'
 import { AppError } from '../../shared/errors.ts'
 import { crashPoint } from '../../shared/crash-points.ts'
-import type { EventQueue } from '../../queue/event-queue.ts'
+import { MessageTooLargeError, type EventQueue } from '../../queue/event-queue.ts'
 import type { ProjectService } from '../projects/project-service.ts'
 import { resolvePublicProject } from '../projects/resolve-public-project.ts'
 import type { RecordingBlobStore } from './recording-blob-store.ts'
@@ -63,6 +63,8 @@ export function createRecordingCaptureService(deps: RecordingCaptureDeps) {
       try {
         await deps.queue.publish(blocks.map(encodeBlock))
       } catch (err) {
+        // A summary the queue can never hold: sending it again cannot help.
+        if (err instanceof MessageTooLargeError) throw new AppError('payload_too_large', `A recording block's summary is ${err.bytes} bytes, more than the recording queue takes (${err.limitBytes} bytes); nothing of it was stored.`)
         // The blocks stay in their files, referenced by nothing: the SDK sends them again.
         throw unavailable(err)
       }

@@ -46,7 +46,7 @@ const TRANSIENT_MESSAGE = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|socket hang u
 export function markClickHouseTransience(err: unknown): unknown {
   if (!(err instanceof Error) || 'transient' in err) return err
   const code = (err as { code?: unknown }).code
-  const c = typeof code === 'string' ? code : typeof code === 'number' ? String(code) : ''
+  const c = clickHouseCode(err) || (typeof code === 'string' ? code : typeof code === 'number' ? String(code) : '')
   if (TRANSIENT_CODES.has(c) || TRANSIENT_MESSAGE.test(err.message) || (/^E[A-Z]+$/.test(c) && c !== 'ERR_INVALID_ARG_TYPE')) {
     return Object.assign(err, { transient: true })
   }
@@ -54,8 +54,25 @@ export function markClickHouseTransience(err: unknown): unknown {
   return err
 }
 
-/** ClickHouse's numeric error code of a failure ('' when it is not one of the server's). */
+/**
+ * ClickHouse's numeric error code of a failure ('' when it is not one of the server's). The client
+ * sets `code` only on messages of current releases (`... (TYPE_NAME)`); 18.16 writes
+ * `Code: 184, e.displayText() = DB::Exception: ...`, which the client passes on as a plain Error, so
+ * the code is read from the message then.
+ */
 export function clickHouseCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code
-  return typeof code === 'string' && /^\d+$/.test(code) ? code : ''
+  if (typeof code === 'string' && /^\d+$/.test(code)) return code
+  const message = err instanceof Error ? err.message : ''
+  return /^Code: (\d+)[,.]/.exec(message)?.[1] ?? ''
+}
+
+/** A server error's first line without the version and 18.16's `e.displayText() = DB::Exception:` wrapping: `Code: 184, Aggregate function ...`. */
+export function clickHouseMessage(err: unknown): string {
+  const m = (err instanceof Error ? err.message : String(err)).split('\n')[0]!
+  return m
+    .replace(/^Code: (\d+), e\.displayText\(\) = DB::Exception: /, 'Code: $1, ')
+    .replace(/,? e\.what\(\) = DB::Exception\s*$/, '')
+    .replace(/\s*\(version [^)]*\)\s*$/, '')
+    .slice(0, 300)
 }

@@ -8,6 +8,8 @@ import { MATERIALIZED_PROPERTIES, materializedColumn } from '../duckdb/materiali
 import { toDuckDbRegex } from '../duckdb/duckdb-event-dialect.ts'
 import { currentOverridesSql } from './clickhouse-person-override-store.ts'
 import { numberLiteral, stringLiteral } from './clickhouse-literals.ts'
+import { clickHouseWindowRelation } from './clickhouse-window-arrays.ts'
+import { clickHouseSequenceSql } from './clickhouse-sequence-sql.ts'
 
 const EVENT_COLUMNS = new Set(['uuid', 'event', 'distinct_id', 'timestamp', 'created_at', 'elements_chain', 'properties', 'person_properties', 'group_0', 'group_1', 'group_2', 'group_3', 'group_4'])
 const quantileOk = (q: number | undefined): q is number => typeof q === 'number' && q > 0 && q < 1
@@ -25,9 +27,7 @@ const quantileOk = (q: number | undefined): q is number => typeof q === 'number'
  * - the elements chain parsed with the domain's RE2 patterns into tuples (extractAll gives a
  *   pattern's first group only: the attribute values come from the same pattern with the key's group
  *   made non-capturing, so the i-th match of both is the same span).
- * Window functions do not exist on 18.16: plans that need them (funnels, lifecycle, active users,
- * 24-hour retention, `sequence` cohorts) are refused with a 400 until their array programs are
- * written (docs/clickhouse.md).
+ * - window functions (none on 18.16) as per-partition array programs (clickhouse-window-arrays.ts).
  */
 export const clickHouseEventDialect: EventDialect = {
   name: 'clickhouse',
@@ -65,11 +65,13 @@ export const clickHouseEventDialect: EventDialect = {
     throw new Error('ClickHouse 18.16 has no CTEs: shared plans are inlined')
   },
   join: (left, right, using, keepLeft) => `${left} AS l ${keepLeft ? 'ALL LEFT JOIN' : 'ALL INNER JOIN'} ${right} AS r USING (${using.join(', ')})`,
-  spread: (from, times) => `${from} ARRAY JOIN range(${Math.trunc(times)}) AS k`,
+  // In a subquery of its own: 18.16 refuses `SELECT k AS k` beside `ARRAY JOIN ... AS k` (duplicate alias).
+  spread: (from, times) => `(SELECT *, k FROM ${from} ARRAY JOIN range(${Math.trunc(times)}) AS k) AS s`,
   selectedRef: (_position, alias) => alias,
   window() {
-    throw notYet('This query kind needs window functions, which')
+    throw new Error('ClickHouse 18.16 has no window functions: the compiler asks windowRelation instead')
   },
+  windowRelation: clickHouseWindowRelation,
   aggregate(fn, arg, opts) {
     const a = arg ?? ''
     switch (fn) {
@@ -91,6 +93,9 @@ export const clickHouseEventDialect: EventDialect = {
         return opts.by !== undefined ? `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray((${a}, ${opts.by}))))` : `groupArray(${a})`
       case 'bit_or':
         return `groupBitOr(${a})`
+      case 'mode':
+        // topK(1) of the non-NULL values; a group of NULLs only gives NULL, as DuckDB's mode.
+        return `if(countIf(isNotNull(${a})) = 0, NULL, topKIf(1)(assumeNotNull(${a}), isNotNull(${a}))[1])`
       default:
         return opts.distinct ? `${fn}Distinct(${a})` : `${fn}(${a})`
     }
@@ -133,7 +138,9 @@ export const clickHouseEventDialect: EventDialect = {
   },
   epochMs: (ts) => (ts === 'e.timestamp' || ts === 'timestamp' ? 'e.timestamp_ms' : `(toInt64(toUnixTimestamp(${ts})) * 1000)`),
   regexMatch: (text, pattern) => `match(${text}, ${pattern})`,
-  regexSource: toDuckDbRegex,
+  // extract() gives the first group ('' when there is no match); a NULL text stays NULL.
+  regexExtract: (text, pattern) => `nullIf(extract(${text}, ${pattern}), '')`,
+  regexSource: clickHouseRegex,
   asciiLower: (text) => `lower(${text})`,
   lower: (text) => `lowerUTF8(${text})`,
   contains: (text, needle) => `(position(${text}, ${needle}) > 0)`,
@@ -153,12 +160,29 @@ export const clickHouseEventDialect: EventDialect = {
     return `(bitAnd(toUInt64(${word}), toUInt64(${mask})) != 0)`
   },
   values: clickHouseValueDialect,
+  // --- Paths -------------------------------------------------------------------------------------
+  regexReplace: (text, pattern, replacement) => `replaceRegexpAll(${text}, ${pattern}, ${replacement})`,
+  sequence: clickHouseSequenceSql,
 }
 
 const CASTS = { int32: 'toInt32', int64: 'toInt64', uint64: 'toUInt64', float64: 'toFloat64', text: 'toString' } as const
 
 function notYet(what: string): AppError {
   return new AppError('validation_error', `${what} Tally does not run on ClickHouse yet; use the embedded DuckDB store for it.`, 'query')
+}
+
+/**
+ * A user's RE2 pattern for ClickHouse's `match`, with the domain's meaning (`compileRegex`):
+ * - named groups as `(?P<`;
+ * - `.` does not cross a newline: ClickHouse compiles patterns with RE2's `dot_nl` on, so the
+ *   pattern is wrapped in `(?-s:...)` (an inline `(?s)` inside it still turns it back on);
+ * - a pattern with an inline case flag (`(?i)`) becomes an alternation with a class that matches
+ *   nothing: 18.16's `match` first looks for the pattern's required literal text case-sensitively
+ *   (`match('HELLO', '(?i)hello')` is 0 there) and takes none from a top-level alternation.
+ */
+export function clickHouseRegex(source: string): string {
+  const re2 = `(?-s:${toDuckDbRegex(source)})`
+  return /\(\?[A-Za-z-]*i[A-Za-z-]*[:)]/.test(source) ? `${re2}|[^\\s\\S]` : re2
 }
 
 /** Parameters rendered as literals in place (nothing is bound: 18.16 has no query parameters). */
@@ -208,6 +232,13 @@ function clickHouseValueDialect(params: SqlParams): ValueSqlDialect {
     trim: (text, chars) => {
       const cls = chars.replace(/[\\\]^-]/g, '\\$&')
       return `replaceRegexpAll(${text}, ${stringLiteral(`^[${cls}]+|[${cls}]+$`)}, '')`
+    },
+    trimStart: (text, chars) => `replaceRegexpOne(${text}, ${stringLiteral(`^[${chars.replace(/[\\\]^-]/g, '\\$&')}]+`)}, '')`,
+    padStart(text, width, char) {
+      if (char.length !== 1) throw new Error('padStart pads with one character')
+      // 18.16 has neither lpad nor repeat: the padding is cut from a constant run of the character.
+      const w = Math.trunc(width)
+      return `concat(substring(${stringLiteral(char.repeat(w))}, 1, toUInt64(greatest(0, ${w} - toInt64(length(${text}))))), ${text})`
     },
     mapParts: (text, part) => `arrayStringConcat(arrayMap(x -> ${part('x')}, arrayFilter(x -> x != '', splitByChar('.', ${text}))))`,
     compareBytes: (left, op, right) => `(${left} ${op === '<>' ? '!=' : op} ${right})`,

@@ -11,6 +11,8 @@ export interface ClickHouseEventStoreOptions {
 }
 
 const DEFAULT_DEDUP_WINDOW = 1_000_000
+/** uuids looked up per statement (~25 bytes each). */
+const CONFIRM_SLICE = 2000
 const MAX_DATETIME = 4_294_967_295
 
 /**
@@ -21,7 +23,9 @@ const MAX_DATETIME = 4_294_967_295
  * insert and left out when it is there. The uuids of a batch enter that window before the batch is
  * sent: an insert that failed, or whose answer was lost after the server stored it, comes back
  * (the worker retries whole batches) and each of its uuids is then confirmed against the table, so a
- * redelivered batch is never stored twice. Behind that, the ReplacingMergeTree collapses rows whose
+ * redelivered batch is never stored twice. A batch the queue says was delivered before (a worker
+ * process that stored it died before acknowledging, and this process got it) is confirmed against the
+ * table whole: this process's window knows only its own inserts. Behind that, the ReplacingMergeTree collapses rows whose
  * whole sort key (project, day, event, distinct id, uuid) repeats, in its background merges.
  *
  * The properties are parsed once here (the pipeline has usually parsed them already) to fill the
@@ -38,12 +42,12 @@ export async function createClickHouseEventStore(ch: ClickHouse, opts: ClickHous
   }
   let chain: Promise<unknown> = fill().catch(() => undefined)
 
-  async function insert(events: StoredEvent[]): Promise<{ inserted: number }> {
+  async function insert(events: StoredEvent[], redelivered: boolean): Promise<{ inserted: number }> {
     if (events.length === 0) return { inserted: 0 }
     if (!filled) await fill()
     const unique = new Map<string, StoredEvent>()
     for (const e of events) if (!unique.has(key(e))) unique.set(key(e), e)
-    const stored = await alreadyStored([...unique.values()])
+    const stored = await alreadyStored([...unique.values()], redelivered)
     const fresh = [...unique.values()].filter((e) => !stored.has(key(e)))
     if (fresh.length === 0) return { inserted: 0 }
     // Into the window first: if the insert fails (or its answer is lost), the retry confirms them.
@@ -52,23 +56,30 @@ export async function createClickHouseEventStore(ch: ClickHouse, opts: ClickHous
     return { inserted: fresh.length }
   }
 
-  /** The uuids of `events` the table already has (only those the window may hold are looked up). */
-  async function alreadyStored(events: StoredEvent[]): Promise<Set<string>> {
-    const maybe = events.filter((e) => recent.mayHave(key(e)))
+  /**
+   * The uuids of `events` the table already has: only those the window may hold are looked up,
+   * all of them when the batch was delivered before (another worker may have stored it).
+   */
+  async function alreadyStored(events: StoredEvent[], all: boolean): Promise<Set<string>> {
+    const maybe = all ? events : events.filter((e) => recent.mayHave(key(e)))
     const literals = maybe.map((e) => uuidLiteral(e.uuid)).filter((l): l is string => l !== null)
     if (literals.length === 0) return new Set()
     const projects = [...new Set(maybe.map((e) => intLiteral(e.projectId)))]
-    const rows = await ch.query<{ u: string }>(
-      `SELECT DISTINCT toString(uuid) AS u FROM events WHERE project_id IN (${projects.join(', ')}) AND uuid IN (${literals.join(', ')})`,
-    )
-    const found = new Set(rows.map((r) => r.u))
+    const found = new Set<string>()
+    // In slices: 10,000 literals would pass the server's max_query_size (256 KiB by default).
+    for (let i = 0; i < literals.length; i += CONFIRM_SLICE) {
+      const rows = await ch.query<{ u: string }>(
+        `SELECT DISTINCT toString(uuid) AS u FROM events WHERE project_id IN (${projects.join(', ')}) AND uuid IN (${literals.slice(i, i + CONFIRM_SLICE).join(', ')})`,
+      )
+      for (const r of rows) found.add(r.u)
+    }
     return new Set(maybe.map(key).filter((u) => found.has(u)))
   }
 
   return {
     // Batches are serialised: the window check and the insert of one batch see the one before.
-    insertBatch(events) {
-      const run = chain.then(() => insert(events))
+    insertBatch(events, opts) {
+      const run = chain.then(() => insert(events, opts?.redelivered ?? false))
       chain = run.catch(() => undefined)
       return run
     },

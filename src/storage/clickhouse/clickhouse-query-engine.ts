@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { QueryEngine, QueryRows, RunGuards } from '../../modules/query/query-engine.ts'
 import { AppError } from '../../shared/errors.ts'
+import { booleanColumns } from '../event-sql/boolean-columns.ts'
 import { compilePlan } from '../event-sql/compile-plan.ts'
+import { runHogQL } from '../event-sql/hogql/run-hogql.ts'
 import { clickHouseEventDialect } from './clickhouse-event-dialect.ts'
-import { clickHouseCode } from './clickhouse-errors.ts'
+import { clickHouseHogQLDialect, clickHouseStatementRefused } from './clickhouse-hogql-dialect.ts'
+import { clickHouseCode, clickHouseMessage } from './clickhouse-errors.ts'
 import type { ClickHouse } from './open-clickhouse.ts'
 
 interface JsonResult {
@@ -11,8 +14,6 @@ interface JsonResult {
   data: Record<string, unknown>[]
 }
 
-/** Errors ClickHouse gives for a statement it refuses (syntax, names, types, read-only): the query's fault. */
-const REFUSED = new Set(['1', '36', '42', '43', '44', '46', '47', '48', '53', '62', '164', '169', '184', '215', '386'])
 
 /**
  * Query runners' statements on ClickHouse, under the guards every engine applies: at most
@@ -38,7 +39,12 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
     else running--
   }
 
-  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean }): Promise<QueryRows> {
+  /**
+   * `readonly`: run with `readonly = 2` (no writes; settings allowed) and read a refused statement as
+   * the client's error: a 400 here, or, with `raw`, ClickHouse's own error for the caller to word.
+   * `deep`: a compiled plan's statement, allowed the plan AST limits (PLAN_AST_LIMITS).
+   */
+  async function runStatement(sql: string, guards: RunGuards, mode: { readonly: boolean; raw?: boolean; booleans?: ReadonlySet<string>; deep?: boolean }): Promise<QueryRows> {
     if (guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
     await acquire()
     const queryId = randomUUID()
@@ -65,14 +71,18 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
         settings: {
           max_execution_time: Math.max(1, Math.ceil(guards.timeoutMs / 1000)),
           join_use_nulls: 1,
+          // Plans may carry large constant tables (the channel definitions, ~90 KB) and ClickHouse inlines shared sub-plans.
+          max_query_size: '4194304',
           output_format_json_quote_64bit_integers: 0,
           ...(mode.readonly ? { readonly: '2' } : {}),
+          // Plans nest subqueries per step (funnels of 20 steps pass 18.16's defaults: 100 levels, depth 1,000).
+          ...(mode.deep ? PLAN_AST_LIMITS : {}),
         },
       })
       if (r.data.length > guards.maxRows) {
         throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows: narrow it (date range, breakdown limit, LIMIT).`, 'query')
       }
-      const converters = r.meta.map((m) => converter(m.type))
+      const converters = r.meta.map((m) => (mode.booleans?.has(m.name) ? toBoolean : converter(m.type)))
       const rows = r.data.map((row) => {
         const out: Record<string, unknown> = {}
         r.meta.forEach((m, i) => {
@@ -85,8 +95,8 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
       if (timedOut || clickHouseCode(err) === '159') throw new AppError('query_timeout', `The query ran longer than ${guards.timeoutMs / 1000} s and was stopped.`, 'query')
       if (cancelled || guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
       if (err instanceof AppError || (err as { transient?: unknown }).transient === true) throw err
-      if (mode.readonly && REFUSED.has(clickHouseCode(err))) {
-        throw new AppError('validation_error', `ClickHouse refused the query: ${firstLine(err)}`, 'query')
+      if (mode.readonly && !mode.raw && clickHouseStatementRefused(err)) {
+        throw new AppError('validation_error', `ClickHouse refused the query: ${clickHouseMessage(err)}`, 'query')
       }
       throw err
     } finally {
@@ -97,21 +107,29 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
   }
 
   return {
-    run(projectId, plan, guards) {
+    async run(projectId, plan, guards) {
       const cap = Math.max(1, Math.floor(guards.maxRows)) + 1
       const limited = { ...plan, limit: plan.limit === undefined ? cap : Math.min(plan.limit, cap) }
       const { sql } = compilePlan(limited, projectId, clickHouseEventDialect)
-      return runStatement(sql, guards, { readonly: false })
+      return runStatement(sql, guards, { readonly: false, booleans: booleanColumns(plan), deep: true })
     },
     runSql(sql, values, guards) {
       if (values.length > 0) throw new Error('ClickHouse statements carry their values as literals (no bound parameters)')
       return runStatement(sql, guards, { readonly: true })
     },
-    async runHogQL() {
-      throw new AppError('validation_error', 'HogQL queries Tally does not run on ClickHouse yet; use the embedded DuckDB store for them.', 'query')
+    runHogQL(projectId, query, opts, guards) {
+      return runHogQL(clickHouseHogQLDialect, (sql, _values, g) => runStatement(sql, g, { readonly: true, raw: true }), projectId, query, opts, guards)
     },
   }
 }
+
+/** A UInt8 truth value (18.16 has no boolean type) as a boolean; NULL stays NULL. */
+function toBoolean(v: unknown): unknown {
+  return v === null || v === undefined ? v : v === true || v === 1 || v === '1' || v === 'true'
+}
+
+/** Limits on a plan's statement tree: compiled by Tally, never user text, so bounded by the plans' own size. */
+const PLAN_AST_LIMITS = { max_subquery_depth: '2000', max_ast_depth: '20000', max_ast_elements: '5000000', max_expanded_ast_elements: '50000000' }
 
 function firstLine(err: unknown): string {
   const m = err instanceof Error ? err.message : String(err)

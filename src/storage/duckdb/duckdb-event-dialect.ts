@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors.ts'
 import type { ElementRef, EventDialect, ValueSource } from '../event-sql/event-dialect.ts'
 import { createSqlParams, type SqlParams } from '../event-sql/sql-params.ts'
 import { duckDbValueDialect } from './duckdb-value-dialect.ts'
+import { duckDbSequenceSql } from './duckdb-sequence-sql.ts'
 import { jsonPointer, materializedColumn, materializedStringSql } from './materialized-properties.ts'
 
 const EVENT_COLUMNS = new Set(['uuid', 'event', 'distinct_id', 'timestamp', 'created_at', 'elements_chain', 'properties', 'person_properties', 'group_0', 'group_1', 'group_2', 'group_3', 'group_4'])
@@ -118,6 +119,7 @@ export const duckDbEventDialect: EventDialect = {
     }
   },
   regexMatch: (text, pattern) => `regexp_matches(${text}, ${pattern})`,
+  regexExtract: (text, pattern) => `nullif(regexp_extract(${text}, ${pattern}, 1), '')`,
   regexSource: toDuckDbRegex,
   asciiLower: (text) => `translate(${text}, ${ASCII_LOWER})`,
   lower: (text) => `lower(${text})`,
@@ -137,6 +139,9 @@ export const duckDbEventDialect: EventDialect = {
     return `((${word} & ${mask}::UBIGINT) <> 0)`
   },
   values: duckDbValueDialect,
+  // --- Paths -------------------------------------------------------------------------------------
+  regexReplace: (text, pattern, replacement) => `regexp_replace(${text}, ${pattern}, ${replacement}, 'g')`,
+  sequence: duckDbSequenceSql,
 }
 
 /** The zone's offset at the instant `ms` (epoch ms SQL): a constant, or a CASE over the DST changes in the span. */

@@ -1,7 +1,8 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api'
 import type { QueryEngine, QueryRows, RunGuards } from '../../modules/query/query-engine.ts'
 import { AppError } from '../../shared/errors.ts'
-import { runHogQLOnDuckDb } from './hogql/run-hogql-on-duckdb.ts'
+import { runHogQL } from '../event-sql/hogql/run-hogql.ts'
+import { duckDbHogQLDialect } from './duckdb-hogql-dialect.ts'
 import type { Plan } from '../../domain/query/query-plan.ts'
 import { compilePlan } from '../event-sql/compile-plan.ts'
 import { duckDbEventDialect } from './duckdb-event-dialect.ts'
@@ -82,7 +83,7 @@ export function createDuckDbQueryEngine(connect: () => Promise<DuckDBConnection>
       return runSql(sql, values, guards, { deep: planDepth(plan) > DEEP_PLAN })
     },
     runSql: (sql, values, guards) => runSql(sql, values, guards),
-    runHogQL: (projectId, query, opts, guards) => runHogQLOnDuckDb(runSql, projectId, query, opts, guards),
+    runHogQL: (projectId, query, opts, guards) => runHogQL(duckDbHogQLDialect, runSql, projectId, query, opts, guards),
   }
 }
 

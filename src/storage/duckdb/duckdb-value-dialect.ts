@@ -24,6 +24,8 @@ export function duckDbValueDialect(params: SqlParams): ValueSqlDialect {
     toDouble: (text) => `TRY_CAST(${text} AS DOUBLE)`,
     isFinite: (value) => `isfinite(${value})`,
     trim: (text, chars) => `trim(${text}, ${constantLiteral(chars)})`,
+    trimStart: (text, chars) => `ltrim(${text}, ${constantLiteral(chars)})`,
+    padStart: (text, width, char) => `lpad(${text}, ${Math.trunc(width)}, ${constantLiteral(char)})`,
     mapParts(text, part) {
       const v = fresh()
       return `array_to_string(list_transform(string_split(${text}, '.'), lambda ${v}: ${part(v)}), '')`

@@ -1,7 +1,7 @@
-import type { Expr, Plan } from '../../domain/query/query-plan.ts'
+import type { Expr, Plan, Source } from '../../domain/query/query-plan.ts'
 import { AppError } from '../../shared/errors.ts'
 import { compileActionSql, stepFilterSql } from './action-sql.ts'
-import type { EventDialect } from './event-dialect.ts'
+import type { EventDialect, WindowRelationInput } from './event-dialect.ts'
 import type { SqlParams } from './sql-params.ts'
 
 export interface CompiledSql {
@@ -12,8 +12,27 @@ export interface CompiledSql {
 const ALIAS = /^[a-z_][a-z0-9_]*$/i
 
 function alias(name: string, d: EventDialect): string {
+  return d.identifier(checkedAlias(name))
+}
+
+function checkedAlias(name: string): string {
   if (!ALIAS.test(name)) throw new Error(`plan alias "${name}" is not an identifier`)
-  return d.identifier(name)
+  return name
+}
+
+/** The columns an expression reads from its relation (not those of plans nested in it). */
+function columnsRead(e: Expr): string[] {
+  const names = new Set<string>()
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') {
+      const node = v as Record<string, unknown>
+      if (node.op === 'column' && typeof node.name === 'string') names.add(node.name)
+      for (const [k, child] of Object.entries(node)) if (k !== 'plan' && k !== 'filter' && k !== 'steps') walk(child)
+    }
+  }
+  walk(e)
+  return [...names]
 }
 
 /**
@@ -71,7 +90,10 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
   }
   const onEvents = plan.source.kind === 'events'
   const needs = { person: false, elements: false }
-  const x = (e: Expr): string => compileExpr(e, { dialect, params, onEvents, needs, projectId })
+  // Without window functions in the engine, the select's window calls are collected and computed by
+  // the dialect's array program (`windowRelation`), which the select then reads as columns.
+  const windows: Windows | undefined = dialect.windowRelation && plan.select.some((s) => hasWindow(s.expr)) ? [] : undefined
+  const x = (e: Expr): string => compileExpr(e, { dialect, params, onEvents, needs, projectId, windows })
   const select = plan.select.map((s) => `${x(s.expr)} AS ${alias(s.alias, dialect)}`).join(', ')
   const where = plan.where ? x(plan.where) : undefined
   // A grouped or ordered expression that is also selected is named by its position or alias (the
@@ -86,17 +108,33 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
   const orderBy = plan.orderBy?.map((o) => `${ref(o.expr)}${o.desc ? ' DESC' : ''}`)
   let sql: string
   if (plan.source.kind === 'events') {
+    if (windows?.length) throw new Error('window calls over the events relation itself need a plan of their own on this engine')
     const from = dialect.eventsFrom(projectId, params, needs)
     sql = `SELECT ${select} FROM ${from}${where ? ` AND ${where}` : ''}`
-  } else if (plan.source.kind === 'join') {
-    const { left, right, using, keepLeft } = plan.source
-    if (using.length === 0) throw new Error('plan join needs at least one column to join on')
-    const joined = dialect.join(from(left), from(right), using.map((u) => alias(u, dialect)), keepLeft === true)
-    sql = `SELECT ${select} FROM ${joined}${where ? ` WHERE ${where}` : ''}`
+  } else if (plan.source.kind === 'sequence') {
+    const seq = plan.source
+    const steps = seq.steps.map((st) => ({
+      alias: checkedAlias(st.alias),
+      fn: st.fn,
+      arg: st.arg && { refs: columnsRead(st.arg), sql: (ref: (name: string) => string) => compileExpr(st.arg!, { dialect, params, onEvents: false, needs, projectId, columnRef: ref }) },
+    }))
+    const items = dialect.sequence({
+      from: from(seq.plan),
+      columns: seq.plan.select.map((c) => checkedAlias(c.alias)),
+      partitionBy: seq.partitionBy.map(checkedAlias),
+      orderBy: seq.orderBy.map(checkedAlias),
+      steps,
+    })
+    sql = `SELECT ${select} FROM ${items} AS t${where ? ` WHERE ${where}` : ''}`
+  } else if (windows?.length) {
+    // Windows are computed after WHERE and before any grouping: a plan grouping beside its windows is
+    // not written this way (no plan of the domain does).
+    if (plan.groupBy?.length || plan.having) throw new Error('a plan with window calls cannot also group on this engine')
+    const columns = columnsOf(plan.source).map((n) => alias(n, dialect))
+    const relation = dialect.windowRelation!({ from: sourceFrom(plan.source, from, dialect), where, columns, windows })
+    sql = `SELECT ${select} FROM (${relation}) AS t`
   } else {
-    const inner = `${from(plan.source.plan)} AS t`
-    const source = plan.source.kind === 'spread' ? dialect.spread(inner, wholeNumber(plan.source.times)) : inner
-    sql = `SELECT ${select} FROM ${source}${where ? ` WHERE ${where}` : ''}`
+    sql = `SELECT ${select} FROM ${sourceFrom(plan.source, from, dialect)}${where ? ` WHERE ${where}` : ''}`
   }
   if (groupBy?.length) sql += ` GROUP BY ${groupBy.join(', ')}`
   if (having) sql += ` HAVING ${having}`
@@ -123,6 +161,10 @@ interface Scope {
   params: SqlParams
   onEvents: boolean
   needs: { person: boolean; elements: boolean }
+  /** Where window calls go when the dialect computes them as arrays (see `windowRelation`). */
+  windows?: Windows
+  /** How a column is written where it is not a column of the FROM (a sequence step's lambda parameter). */
+  columnRef?: (name: string) => string
 }
 
 function compileExpr(e: Expr, s: Scope): string {
@@ -130,6 +172,7 @@ function compileExpr(e: Expr, s: Scope): string {
   const { dialect: d, params } = s
   switch (e.op) {
     case 'column':
+      if (s.columnRef) return s.columnRef(checkedAlias(e.name))
       return s.onEvents ? d.eventColumn(e.name) : alias(e.name, d)
     case 'literal':
       if (e.value === null) return 'NULL'
@@ -183,15 +226,32 @@ function compileExpr(e: Expr, s: Scope): string {
       return `COALESCE(${e.args.map(x).join(', ')})`
     case 'to_text':
       return d.cast(x(e.arg), 'text')
-    case 'window':
-      return d.window({
+    case 'lower':
+      return d.lower(x(e.arg))
+    case 'matches':
+      return d.regexMatch(x(e.arg), d.constant(d.regexSource(e.pattern)))
+    case 'regex_extract':
+      return d.regexExtract(x(e.arg), d.constant(d.regexSource(e.pattern)))
+    case 'lookup': {
+      // Constants of ours, written in place (no parameters): the tables hold thousands of keys.
+      const arg = x(e.arg)
+      const whens = e.table.filter(([, keys]) => keys.length > 0).map(([value, keys]) => `WHEN ${arg} IN (${keys.map((k) => d.constant(k)).join(', ')}) THEN ${d.constant(value)}`)
+      return whens.length === 0 ? 'NULL' : `(CASE ${whens.join(' ')} ELSE NULL END)`
+    }
+    case 'window': {
+      const call = {
         fn: e.fn,
         arg: e.arg ? x(e.arg) : undefined,
         by: e.by ? x(e.by) : undefined,
         partitionBy: e.partitionBy.map(x),
         orderBy: e.orderBy.map((o) => ({ sql: x(o.expr), desc: o.desc })),
         frame: e.frame,
-      })
+      }
+      if (!s.windows) return d.window(call)
+      const name = `__w${s.windows.length}`
+      s.windows.push({ name, call })
+      return name
+    }
     case 'property_filter': {
       eventsOnly(s, e.op)
       const type = e.filter.type ?? 'event'
@@ -209,13 +269,56 @@ function compileExpr(e: Expr, s: Scope): string {
       // The prefilter is implied by the condition, cheap (no parsed elements), and binds parameters of its own.
       return `(${r.prefilter} AND ${r.condition})`
     }
+    case 'regex_match':
+      return d.regexMatch(x(e.arg), params.add(d.regexSource(e.pattern)))
+    case 'regex_replace':
+      return d.regexReplace(x(e.arg), params.add(d.regexSource(e.pattern)), params.add(e.replacement))
     case 'in_plan':
       if (e.plan.select.length !== 1) throw new Error('plan expression in_plan needs a plan of one column')
       // An uncorrelated subquery (its own aliases shadow the outer ones), with its own project filter.
-      return `COALESCE(${x(e.arg)} IN (${compileSelect(e.plan, s.projectId, d, params)}), FALSE)`
+      return `COALESCE(${x(e.arg)} IN (${compileSelect(e.plan, s.projectId, d, params)}), ${d.bool(false)})`
   }
 }
 
 function eventsOnly(s: Scope, op: string): void {
   if (!s.onEvents) throw new Error(`plan expression ${op} reads events but the relation is a subquery`)
+}
+
+type Windows = Array<{ name: string; call: WindowRelationInput['windows'][number]['call'] }>
+
+function hasWindow(e: Expr): boolean {
+  if (e.op === 'window') return true
+  return Object.values(e).some((v) => (Array.isArray(v) ? v.some(isExprOrPair) : isExpr(v) && hasWindow(v)))
+  function isExprOrPair(v: unknown): boolean {
+    return Array.isArray(v) ? v.some(isExprOrPair) : isExpr(v) && hasWindow(v)
+  }
+}
+
+function isExpr(v: unknown): v is Expr {
+  return typeof v === 'object' && v !== null && typeof (v as { op?: unknown }).op === 'string'
+}
+
+/** The FROM item of a plan's source other than the events (a subquery, a spread or a join), its rows aliased `t` or `l`/`r`. */
+function sourceFrom(src: Exclude<Source, { kind: 'events' }>, from: (p: Plan) => string, d: EventDialect): string {
+  if (src.kind === 'join') {
+    if (src.using.length === 0) throw new Error('plan join needs at least one column to join on')
+    return d.join(from(src.left), from(src.right), src.using.map((u) => alias(u, d)), src.keepLeft === true)
+  }
+  if (src.kind === 'sequence') throw new Error('a sequence source is compiled by compileSelect itself')
+  const inner = `${from(src.plan)} AS t`
+  return src.kind === 'spread' ? d.spread(inner, wholeNumber(src.times)) : inner
+}
+
+/** The column names a source offers a plan reading it. */
+function columnsOf(source: Exclude<Source, { kind: 'events' }>): string[] {
+  switch (source.kind) {
+    case 'plan':
+      return source.plan.select.map((s) => s.alias)
+    case 'spread':
+      return [...source.plan.select.map((s) => s.alias), 'k']
+    case 'join':
+      return [...new Set([...source.left.select.map((s) => s.alias), ...source.right.select.map((s) => s.alias)])]
+    case 'sequence':
+      return [...source.plan.select.map((s) => s.alias), ...source.steps.map((st) => st.alias)]
+  }
 }

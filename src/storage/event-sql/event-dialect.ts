@@ -1,6 +1,6 @@
 import type { Interval } from '../../domain/query/date-range.ts'
 import type { OffsetSegment } from '../../domain/query/bucket-keys.ts'
-import type { AggregateFn, WindowFrame } from '../../domain/query/query-plan.ts'
+import type { AggregateFn, SequenceStep, WindowFrame } from '../../domain/query/query-plan.ts'
 import type { ValueSqlDialect } from '../sql/value-sql-dialect.ts'
 import type { SqlParams } from './sql-params.ts'
 
@@ -98,6 +98,8 @@ export interface EventDialect {
   // --- Regex and string matching ------------------------------------------------------------------
   /** True when the RE2 pattern (SQL text) is found in `text`. */
   regexMatch(text: string, pattern: string): string
+  /** The first capture group of the RE2 pattern (SQL text) in `text`; NULL when it does not match or captures ''. */
+  regexExtract(text: string, pattern: string): string
   /** A pattern checked by the domain's RE2 rewritten for the engine's RE2 (named groups). */
   regexSource(source: string): string
   /** `text` with A-Z lowered and nothing else (the domain's `asciiLowercase`). */
@@ -122,6 +124,26 @@ export interface EventDialect {
   // --- Dates and versions in property filters -----------------------------------------------------
   /** The dialect the shared date and semver filter SQL (`storage/sql/*-filter-sql.ts`) runs on. */
   values(params: SqlParams): ValueSqlDialect
+
+  // --- Paths (PathsQuery): regex replacement and per-partition sequences ----------------------------
+  /** `text` with every match of the RE2 pattern replaced by `replacement` (`\\1` names a group), as `replaceRegexpAll`. */
+  regexReplace(text: string, pattern: string, replacement: string): string
+  /**
+   * A FROM item: the rows of `from` (a subquery with the named `columns`) with the sequence's steps
+   * as more columns (see `SequenceStep` in `domain/query/query-plan.ts`). A step's `arg` is written
+   * by the layer with the column references the dialect gives (`ref(name)`: a column, or a lambda's
+   * parameter); `refs` lists the names an argument reads.
+   */
+  sequence(call: SequenceCall): string
+}
+
+export interface SequenceCall {
+  from: string
+  /** The source's columns (plan aliases, already checked). */
+  columns: readonly string[]
+  partitionBy: readonly string[]
+  orderBy: readonly string[]
+  steps: ReadonlyArray<{ alias: string; fn: SequenceStep['fn']; arg?: { refs: readonly string[]; sql(ref: (name: string) => string): string } }>
 }
 
 export type SqlType = 'int32' | 'int64' | 'uint64' | 'float64' | 'text'
@@ -166,4 +188,29 @@ export interface ElementsDialect {
   any(condition: (el: ElementRef) => string): string
   /** Each element of `__els` (innermost first) as the concatenation of `parts`, joined by `,`. */
   tokens(parts: (el: ElementRef) => readonly string[]): string
+}
+
+// --- Window functions as array programs (engines without windows: ClickHouse 18.16) --------------
+// Declared here, at the end, as a second part of the interface (TypeScript merges the two).
+
+export interface EventDialect {
+  /**
+   * Present on engines without window functions. The compiler then leaves a plan's window calls to
+   * this method: it gets the plan's source (`from`, already aliased `t`, with its `where`), the
+   * source's columns, and the window calls found in the select (each named), and returns one
+   * relation (a statement) holding every source row that passes `where` with its columns under
+   * their own names plus one column per window call. The plan's select then runs over it.
+   */
+  windowRelation?(input: WindowRelationInput): string
+}
+
+export interface WindowRelationInput {
+  /** The FROM item of the plan's source, aliased `t` (a subquery, a spread or a join). */
+  from: string
+  /** The plan's WHERE condition over the source's columns, if any. */
+  where?: string
+  /** The source's columns, as quoted identifiers. */
+  columns: readonly string[]
+  /** The window calls of the select, each with the (unquoted, `__w<n>`) name its result takes. */
+  windows: ReadonlyArray<{ name: string; call: WindowCall }>
 }

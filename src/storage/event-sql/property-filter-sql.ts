@@ -13,7 +13,8 @@ export type { ValueSource } from './event-dialect.ts'
 /** Operators the SQL compiles: all of the domain matcher's but `in`, `not_in` and `flag_evaluates_to`. */
 export const SQL_PROPERTY_OPERATORS = EVENT_SQL_OPERATORS
 
-const RUST_F64 = '(?i)^[+-]?(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)$'
+// Case spelt out, not `(?i)`: ClickHouse 18.16 prefilters a pattern's literal text case-sensitively.
+const RUST_F64 = '^[+-]?(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])$'
 
 /** `toNumber` of the domain: the text parsed as Rust parses an f64, NULL when it does not parse or is NaN. */
 function numberSql(text: string, d: EventDialect): string {

@@ -1,9 +1,13 @@
 import { parseFilterDate, resolveFilterDate } from '../../domain/properties/property-date.ts'
 import { floorDiv, type ValueSqlDialect } from './value-sql-dialect.ts'
+// FALSE spelt so every engine reads it (ClickHouse 18.16 has no TRUE/FALSE keywords).
+const NEVER = '(1 = 0)'
 
 // The shapes `parsePropertyDate` (domain/properties/property-date.ts) reads without JS's Date.parse,
-// in the same order. `[.]` is a literal point in both RE2 and ARE; `(?i)` leads the one case-blind pattern.
-const RUST_F64 = '(?i)^[+-]?(?:(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)$'
+// in the same order. `[.]` is a literal point in both RE2 and ARE. Case is spelt out in classes, not
+// with an inline `(?i)`: ClickHouse 18.16's `match` looks for the pattern's literal text case-sensitively
+// before it runs RE2, so `(?i)inf` never matches `INF` there.
+const RUST_F64 = '^[+-]?(?:(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])$'
 const RELATIVE = '^-?([0-9]+)([hdwmy])$'
 const RFC3339 = '^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})([.][0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$'
 const DATE_ONLY = '^([0-9]{4})-([0-9]{2})-([0-9]{2})$'
@@ -27,7 +31,7 @@ const UNIT_MS = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS } as const
  */
 export function dateFilterSql(operator: string, value: unknown, text: string, d: ValueSqlDialect, now: number): string {
   const date = parseFilterDate(value)
-  if (date === null) return 'FALSE'
+  if (date === null) return NEVER
   const expected = d.bind(resolveFilterDate(date, now))
   const sign = operator === 'is_date_before' ? '<' : operator === 'is_date_after' ? '>' : '='
   return `(${propertyDateSql(text, d, now)} ${sign} ${expected})`
@@ -50,7 +54,7 @@ export function propertyDateSql(text: string, d: ValueSqlDialect, now: number): 
 /** `Z`, or `±hh:mm` (unchecked, as the domain's regex leaves it) in milliseconds east of UTC. */
 function offsetMsSql(zone: string, d: ValueSqlDialect): string {
   const minutes = `(${d.toDouble(`substr(${zone}, 2, 2)`)} * 60 + ${d.toDouble(`substr(${zone}, 5, 2)`)})`
-  return `(CASE WHEN upper(${zone}) = 'Z' THEN 0 WHEN left(${zone}, 1) = '-' THEN -${minutes} * 60000 ELSE ${minutes} * 60000 END)`
+  return `(CASE WHEN upper(${zone}) = 'Z' THEN 0 WHEN substr(${zone}, 1, 1) = '-' THEN -${minutes} * 60000 ELSE ${minutes} * 60000 END)`
 }
 
 /**
@@ -85,7 +89,7 @@ function relativeSql(t: string, d: ValueSqlDialect, now: number): string {
   return d.groups(t, RELATIVE, ['n', 'unit'], (g) => d.let(d.toDouble(g('n')), (n) => {
     let nowSql: string | undefined
     const at = () => (nowSql ??= d.bind(now))
-    return `(CASE WHEN length(ltrim(${g('n')}, '0')) > 4 THEN NULL
+    return `(CASE WHEN length(${d.trimStart(g('n'), '0')}) > 4 THEN NULL
       WHEN ${g('unit')} = 'h' THEN ${at()} - ${n} * ${UNIT_MS.h}
       WHEN ${g('unit')} = 'd' THEN ${at()} - ${n} * ${UNIT_MS.d}
       WHEN ${g('unit')} = 'w' THEN ${at()} - ${n} * ${UNIT_MS.w}

@@ -33,6 +33,8 @@ export function pgValueDialect(params: PgParams): ValueSqlDialect {
     },
     isFinite: (value) => `(${value} NOT IN ('Infinity'::float8, '-Infinity'::float8, 'NaN'::float8))`,
     trim: (text, chars) => `btrim(${text}, ${constantLiteral(chars)})`,
+    trimStart: (text, chars) => `ltrim(${text}, ${constantLiteral(chars)})`,
+    padStart: (text, width, char) => `lpad(${text}, ${Math.trunc(width)}, ${constantLiteral(char)})`,
     mapParts(text, part) {
       const v = fresh()
       return `(SELECT string_agg(${part(`${v}.x`)}, '' ORDER BY ${v}.o) FROM unnest(string_to_array(${text}, '.')) WITH ORDINALITY AS ${v}(x, o))`

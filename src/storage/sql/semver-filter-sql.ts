@@ -2,6 +2,8 @@ import { toPropertyString } from '../../domain/properties/property-string.ts'
 import { caretRange, parseSemver, tildeRange, wildcardRange, type SemVer, type SemverRange } from '../../domain/properties/semver.ts'
 import type { ValueSqlDialect } from './value-sql-dialect.ts'
 import { lookupTable } from '../../shared/lookup-table.ts'
+// FALSE spelt so every engine reads it (ClickHouse 18.16 has no TRUE/FALSE keywords).
+const NEVER = '(1 = 0)'
 
 // What JS's String.prototype.trim removes (white space and line terminators); `normalize` in semver.ts trims so.
 const JS_WHITE_SPACE = String.fromCodePoint(
@@ -37,14 +39,14 @@ export function semverFilterSql(operator: string, value: unknown, text: string, 
   const comparison = COMPARISONS[operator]
   if (comparison !== undefined) {
     const expected = parseSemver(filterText)
-    if (expected === null) return 'FALSE'
+    if (expected === null) return NEVER
     return d.compareBytes(semverKeySql(text, d), comparison, d.bind(semverSortKey(expected)))
   }
   const range = operator === 'semver_tilde' ? tildeRange(filterText)
     : operator === 'semver_caret' ? caretRange(filterText)
     : operator === 'semver_wildcard' ? wildcardRange(filterText)
     : null
-  return range === null ? 'FALSE' : d.let(semverKeySql(text, d), (key) => rangeSql(key, range, d))
+  return range === null ? NEVER : d.let(semverKeySql(text, d), (key) => rangeSql(key, range, d))
 }
 
 /** `isInSemverRange`: within `[lower, upper)`, and a pre-release only beside a pre-release lower bound of its own core. */
@@ -54,7 +56,7 @@ function rangeSql(key: string, range: SemverRange, d: ValueSqlDialect): string {
   if (range.upper !== null) parts.push(d.compareBytes(key, '<', d.bind(semverSortKey(range.upper))))
   const released = `substr(${key}, ${3 * CORE_WIDTH + 1}, 1) = '2'`
   if (range.lower.pre.length === 0) parts.push(released)
-  else parts.push(`(${released} OR left(${key}, ${3 * CORE_WIDTH}) = ${d.bind(lower.slice(0, 3 * CORE_WIDTH))})`)
+  else parts.push(`(${released} OR substr(${key}, 1, ${3 * CORE_WIDTH}) = ${d.bind(lower.slice(0, 3 * CORE_WIDTH))})`)
   return `(${parts.join(' AND ')})`
 }
 
@@ -85,20 +87,21 @@ function numberDigits(n: number): string {
 
 /** `parseSemver(text)` as its {@link semverSortKey} in SQL; NULL when it does not parse. */
 export function semverKeySql(text: string, d: ValueSqlDialect): string {
-  const stripped = d.let(text, (raw) => `(CASE WHEN left(${raw}, 1) = 'v' THEN substr(${raw}, 2) ELSE ${raw} END)`)
+  const stripped = d.let(text, (raw) => `(CASE WHEN substr(${raw}, 1, 1) = 'v' THEN substr(${raw}, 2) ELSE ${raw} END)`)
   return d.let(d.trim(stripped, JS_WHITE_SPACE), (v) =>
     `(CASE WHEN ${d.matches(v, SEMVER)} THEN ${d.groups(v, SEMVER, ['major', 'minor', 'patch', 'pre', 'build'], (g) => {
       const core = ['major', 'minor', 'patch'].map((name) => {
-        const n = withoutLeadingZeros(g(name))
-        return `(CASE WHEN ${isSafe(n, d)} THEN lpad(${n}, ${CORE_WIDTH}, '0') END)`
+        const n = withoutLeadingZeros(g(name), d)
+        return `(CASE WHEN ${isSafe(n, d)} THEN ${d.padStart(n, CORE_WIDTH, '0')} END)`
       })
       const pre = `(CASE WHEN ${g('pre')} = '' THEN '2' ELSE '1' || ${identifiersSql(g('pre'), d)} || '!' END)`
       return `(${core.join(' || ')} || ${pre} || ${identifiersSql(g('build'), d)} || '!')`
     })} END)`)
 }
 
-function withoutLeadingZeros(digits: string): string {
-  return `(CASE WHEN ltrim(${digits}, '0') = '' THEN '0' ELSE ltrim(${digits}, '0') END)`
+function withoutLeadingZeros(digits: string, d: ValueSqlDialect): string {
+  const trimmed = d.trimStart(digits, '0')
+  return `(CASE WHEN ${trimmed} = '' THEN '0' ELSE ${trimmed} END)`
 }
 
 function isSafe(digits: string, d: ValueSqlDialect): string {
@@ -106,7 +109,7 @@ function isSafe(digits: string, d: ValueSqlDialect): string {
 }
 
 function identifiersSql(ids: string, d: ValueSqlDialect): string {
-  const one = (id: string) => d.let(withoutLeadingZeros(id), (n) =>
-    `(CASE WHEN ${d.matches(id, '^[0-9]+$')} THEN 'a' || lpad(CAST(length(${n}) AS TEXT), ${LENGTH_WIDTH}, '0') || ${n} ELSE 'b' || ${id} || ' ' END)`)
+  const one = (id: string) => d.let(withoutLeadingZeros(id, d), (n) =>
+    `(CASE WHEN ${d.matches(id, '^[0-9]+$')} THEN 'a' || ${d.padStart(`CAST(length(${n}) AS TEXT)`, LENGTH_WIDTH, '0')} || ${n} ELSE 'b' || ${id} || ' ' END)`)
   return `(CASE WHEN ${ids} = '' THEN '' ELSE ${d.mapParts(ids, one)} END)`
 }

@@ -7,7 +7,8 @@ import { cannotBeStored, refuseNul } from './sql-text.ts'
 import { readStoredRecordingSettings } from '../../domain/replay/recording-settings.ts'
 
 const PROJECT_COLUMNS = `p.id, p.uuid, p.organization_id, o.uuid AS organization_uuid, p.name, p.api_token,
-  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook, p.event_retention_days, ${SDK_SETTING_KEYS.map((k) => `p.${k}`).join(', ')}`
+  p.timezone, p.created_at, p.updated_at, p.session_recording, p.slack_incoming_webhook, p.event_retention_days, p.anonymize_ips, p.geoip_enabled,
+  p.test_account_filters, p.path_cleaning_filters, ${SDK_SETTING_KEYS.map((k) => `p.${k}`).join(', ')}`
 const PROJECT_FROM = 'projects p JOIN organizations o ON o.id = p.organization_id'
 
 type Row = Record<string, any>
@@ -38,10 +39,20 @@ function toProject(r: Row): Project {
     sessionRecording: readStoredRecordingSettings(r.session_recording),
     slackIncomingWebhook: r.slack_incoming_webhook ?? null,
     eventRetentionDays: r.event_retention_days ?? null,
+    testAccountFilters: jsonList(r.test_account_filters),
+    pathCleaningFilters: jsonList(r.path_cleaning_filters),
+    anonymizeIps: r.anonymize_ips === true,
+    geoipEnabled: r.geoip_enabled !== false,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
     settings: sdkSettingsOfRow(r),
   }
+}
+
+/** A JSONB list column as read by PGlite or pg (parsed already; text on some drivers). */
+function jsonList(v: unknown): unknown[] {
+  const parsed = typeof v === 'string' ? JSON.parse(v) : v
+  return Array.isArray(parsed) ? parsed : []
 }
 
 /** A user and their membership of the organization (1 member, 8 admin, 15 owner). */
@@ -119,6 +130,10 @@ export function createSqlProjectStore(db: SqlClient): ProjectStore {
       const sets = ['name = COALESCE($1, name)', 'timezone = COALESCE($2, timezone)', 'session_recording = COALESCE($4::jsonb, session_recording)', 'updated_at = now()']
       const params: unknown[] = [input.name ?? null, input.timezone ?? null, projectId, input.sessionRecording ? JSON.stringify(input.sessionRecording) : null]
       if (input.eventRetentionDays !== undefined) sets.push(`event_retention_days = $${params.push(input.eventRetentionDays)}`)
+      if (input.testAccountFilters !== undefined) sets.push(`test_account_filters = $${params.push(JSON.stringify(input.testAccountFilters))}::jsonb`)
+      if (input.pathCleaningFilters !== undefined) sets.push(`path_cleaning_filters = $${params.push(JSON.stringify(input.pathCleaningFilters))}::jsonb`)
+      if (input.anonymizeIps !== undefined) sets.push(`anonymize_ips = $${params.push(input.anonymizeIps)}`)
+      if (input.geoipEnabled !== undefined) sets.push(`geoip_enabled = $${params.push(input.geoipEnabled)}`)
       if (input.slackIncomingWebhook !== undefined) sets.push(`slack_incoming_webhook = $${params.push(input.slackIncomingWebhook)}`)
       for (const key of SDK_SETTING_KEYS) {
         if (input.sdk && key in input.sdk) sets.push(`${key} = $${params.push(input.sdk[key])}`)

@@ -23,6 +23,10 @@ export interface ValueSqlDialect {
   isFinite(value: string): string
   /** `text` without the characters of `chars` (a constant) at both ends. */
   trim(text: string, chars: string): string
+  /** `text` without the characters of `chars` (a constant) at its start (`ltrim`; ClickHouse 18.16 has none). */
+  trimStart(text: string, chars: string): string
+  /** `text` (never longer than `width`) padded at its start with `char` (a constant) to `width` characters (`lpad`). */
+  padStart(text: string, width: number, char: string): string
   /** The `.`-separated parts of `text` (not empty), each mapped by `part`, concatenated in order. */
   mapParts(text: string, part: (value: string) => string): string
   /** Compares two texts byte by byte (code point order), whatever the database's collation. */

@@ -1,13 +1,13 @@
 import { useEffect, useRef } from 'react'
 import * as echarts from 'echarts/core'
-import { BarChart, LineChart } from 'echarts/charts'
+import { BarChart, LineChart, SankeyChart } from 'echarts/charts'
 import { DatasetComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components'
 import { CanvasRenderer } from 'echarts/renderers'
 import type { EChartsCoreOption } from 'echarts/core'
 import type { ChartPick } from '../insights/actors.ts'
 
 // Only what Tally draws: this chunk is loaded by the first page that shows a chart.
-echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, LegendComponent, DatasetComponent, CanvasRenderer])
+echarts.use([LineChart, BarChart, SankeyChart, GridComponent, TooltipComponent, LegendComponent, DatasetComponent, CanvasRenderer])
 
 export const PALETTE = ['#1d4aff', '#f54e00', '#43a047', '#a621c8', '#f7a501', '#0096c7', '#e91e63', '#6d4c41']
 
@@ -22,10 +22,12 @@ export interface EChartProps {
    * point there is nearest (as PostHog's line graph does), not only a hit on the thin line itself.
    */
   pickColumn?: boolean
+  /** More classes for the chart's box (its height: `sankey`). */
+  className?: string
 }
 
 /** One ECharts instance bound to a div; resized with its container, disposed on unmount. */
-export default function EChart({ option, label, small, onPick, pickColumn }: EChartProps) {
+export default function EChart({ option, label, small, onPick, pickColumn, className }: EChartProps) {
   const ref = useRef<HTMLDivElement>(null)
   const chart = useRef<echarts.ECharts | null>(null)
   // The handlers are bound once; they read the latest props through these.
@@ -36,7 +38,7 @@ export default function EChart({ option, label, small, onPick, pickColumn }: ECh
     chart.current = c
     c.on('click', (p) => {
       const { onPick: handler, pickColumn: byColumn } = pick.current
-      if (handler && !byColumn && p.componentType === 'series' && typeof p.dataIndex === 'number') handler({ seriesIndex: p.seriesIndex ?? 0, dataIndex: p.dataIndex })
+      if (handler && !byColumn && p.componentType === 'series' && typeof p.dataIndex === 'number') handler({ seriesIndex: p.seriesIndex ?? 0, dataIndex: p.dataIndex, ...(p.dataType === 'edge' || p.dataType === 'node' ? { dataType: p.dataType } : {}) })
     })
     const zr = c.getZr()
     zr.on('click', (e) => {
@@ -58,7 +60,7 @@ export default function EChart({ option, label, small, onPick, pickColumn }: ECh
   useEffect(() => {
     chart.current?.setOption({ color: PALETTE, animation: false, ...option }, true)
   }, [option])
-  return <div ref={ref} className={small ? 'chart small' : 'chart'} role="img" aria-label={label} />
+  return <div ref={ref} className={chartClass(small, className)} role="img" aria-label={label} />
 }
 
 interface SeriesOption { name?: string; data?: unknown[] }
@@ -86,4 +88,9 @@ function nearestPoint(c: echarts.ECharts, at: [number, number]): ChartPick | nul
     }
   })
   return best
+}
+
+/** The chart box's classes (shared with the placeholder shown while ECharts loads). */
+export function chartClass(small?: boolean, className?: string): string {
+  return [small ? 'chart small' : 'chart', className].filter(Boolean).join(' ')
 }

@@ -7,7 +7,7 @@
 type Json = Record<string, unknown>
 
 /** Where a click on a chart landed: a series and a category (a bar or a point). */
-export interface ChartPick { seriesIndex: number; dataIndex: number }
+export interface ChartPick { seriesIndex: number; dataIndex: number; /** Sankey charts: a link (`edge`) or a node. */ dataType?: 'node' | 'edge' }
 
 /** A click's question: the actors query's `source`, and how the list of persons is titled. */
 export interface ActorsPick {

@@ -6,5 +6,5 @@ const EChart = lazy(() => import('../charts/echart.tsx'))
 
 /** A chart (role img, named by `label`), with a placeholder of its size while ECharts loads. */
 export const Chart = (props: Omit<EChartProps, 'option'> & { option: Record<string, unknown> }) => (
-  <Suspense fallback={<div className={props.small ? 'chart small' : 'chart'} />}><EChart {...props} /></Suspense>
+  <Suspense fallback={<div className={[props.small ? 'chart small' : 'chart', props.className].filter(Boolean).join(' ')} />}><EChart {...props} /></Suspense>
 )

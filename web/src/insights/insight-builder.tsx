@@ -2,6 +2,7 @@ import type { Builder, Display } from './query-kinds.ts'
 import { KINDS } from './query-kinds.ts'
 import { Field } from '../ui.tsx'
 import { FunnelControls } from './funnel-builder.tsx'
+import { PathsControls } from './paths-builder.tsx'
 
 const MATHS = [['total', 'Total count'], ['dau', 'Unique users'], ['weekly_active', 'Weekly active'], ['monthly_active', 'Monthly active']] as const
 const RANGES = [['-24h', 'Last 24 hours'], ['-7d', 'Last 7 days'], ['-14d', 'Last 14 days'], ['-30d', 'Last 30 days'], ['-90d', 'Last 90 days'], ['mStart', 'This month'], ['-1y', 'Last year']] as const
@@ -10,7 +11,8 @@ const DISPLAYS: [Display, string][] = [['ActionsLineGraph', 'Line'], ['ActionsBa
 /** The controls of each insight kind; `events` feeds the event pickers. */
 export function InsightBuilder({ b, set, events, actions }: { b: Builder; set: (b: Builder) => void; events: string[]; actions: { id: number; name: string | null }[] }) {
   const up = <K extends keyof Builder>(k: K, v: Builder[K]) => set({ ...b, [k]: v })
-  const hasSeries = b.kind !== 'HogQLQuery'
+  const hasSeries = b.kind !== 'HogQLQuery' && b.kind !== 'PathsQuery'
+  const hasRange = b.kind !== 'HogQLQuery'
   const multi = b.kind === 'TrendsQuery' || b.kind === 'FunnelsQuery' || b.kind === 'StickinessQuery'
   const label = b.kind === 'FunnelsQuery' ? 'Step' : b.kind === 'RetentionQuery' ? 'First event' : 'Series'
   return (
@@ -70,12 +72,13 @@ export function InsightBuilder({ b, set, events, actions }: { b: Builder; set: (
           <Field label="Periods per cohort"><input type="number" min={1} max={100} value={b.retentionIntervals} onChange={(e) => up('retentionIntervals', Math.min(100, Math.max(1, Number(e.target.value) || 1)))} /></Field>
         </div>
       )}
-      {hasSeries && (
+      {b.kind === 'PathsQuery' && <PathsControls b={b} set={set} />}
+      {hasRange && (
         <div className="row">
           <Field label="Date range">
             <select value={b.dateFrom} onChange={(e) => up('dateFrom', e.target.value)}>{RANGES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
           </Field>
-          {b.kind !== 'RetentionQuery' && (b.kind !== 'FunnelsQuery' || b.funnelViz === 'trends') && (
+          {b.kind !== 'RetentionQuery' && b.kind !== 'PathsQuery' && (b.kind !== 'FunnelsQuery' || b.funnelViz === 'trends') && (
             <Field label="Interval">
               <select value={b.interval} onChange={(e) => up('interval', e.target.value as Builder['interval'])}><option>hour</option><option>day</option><option>week</option><option>month</option></select>
             </Field>

@@ -5,6 +5,7 @@ import type { Display, Kind } from './query-kinds.ts'
 import { Chart } from './chart.tsx'
 import { num } from './format.ts'
 import { FunnelResult } from './funnel-result.tsx'
+import { PathsResult, type PathEdge } from './paths-result.tsx'
 import { PersonsModal } from './persons-modal.tsx'
 import { RetentionResult, type RetentionRow } from './retention-result.tsx'
 
@@ -42,6 +43,7 @@ const ResultView = memo(function ResultView({ kind, display, result, small, pers
   if (kind === 'HogQLQuery') return <SqlTable result={result} />
   if (kind === 'FunnelsQuery') return <FunnelResult results={results} small={small} persons={persons} />
   if (!results || results.length === 0) return <Empty>No data for this range.</Empty>
+  if (kind === 'PathsQuery') return <PathsResult edges={results as PathEdge[]} small={small} persons={persons} />
   if (kind === 'RetentionQuery') return <RetentionResult rows={results as RetentionRow[]} small={small} />
   const series = results as TrendSeries[]
   if (kind === 'TrendsQuery' && display === 'BoldNumber') {

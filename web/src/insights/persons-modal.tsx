@@ -27,7 +27,7 @@ function useSettled<T>(value: T, ms: number): T {
  */
 function columnsFor(pick: ActorsPick): { select: string[]; orderBy: string[] } {
   const inner = pick.source.source as { kind?: string } | undefined
-  if (pick.source.kind === 'InsightActorsQuery' && inner?.kind === 'TrendsQuery') return { select: ['person', 'event_count'], orderBy: ['event_count DESC, actor_id DESC'] }
+  if (pick.source.kind === 'InsightActorsQuery' && (inner?.kind === 'TrendsQuery' || inner?.kind === 'PathsQuery')) return { select: ['person', 'event_count'], orderBy: ['event_count DESC, actor_id DESC'] }
   return { select: ['person'], orderBy: ['person ASC'] }
 }
 

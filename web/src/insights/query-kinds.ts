@@ -1,8 +1,8 @@
 /**
  * The insight builder's state and the PostHog query it stands for (schema-general.ts shapes:
- * TrendsQuery, FunnelsQuery, RetentionQuery, LifecycleQuery, StickinessQuery, HogQLQuery).
+ * TrendsQuery, FunnelsQuery, RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, HogQLQuery).
  */
-export type Kind = 'TrendsQuery' | 'FunnelsQuery' | 'RetentionQuery' | 'LifecycleQuery' | 'StickinessQuery' | 'HogQLQuery'
+export type Kind = 'TrendsQuery' | 'FunnelsQuery' | 'RetentionQuery' | 'LifecycleQuery' | 'StickinessQuery' | 'PathsQuery' | 'HogQLQuery'
 export type Display = 'ActionsLineGraph' | 'ActionsBar' | 'BoldNumber' | 'ActionsTable'
 
 /** One series: an event by name, or a saved action by id (`actionId` set). */
@@ -31,7 +31,17 @@ export interface Builder {
   retentionType: 'retention_first_time' | 'retention_recurring'
   retentionIntervals: number
   sql: string
+  /** Paths: PostHog's `pathsFilter` (event types, start and end point, step limit, cleaning rules). */
+  pathTypes: PathType[]
+  pathStart: string
+  pathEnd: string
+  pathSteps: number
+  pathCleaning: CleaningRule[]
 }
+
+export type PathType = '$pageview' | '$screen' | 'custom_event'
+/** A path cleaning rule: every match of `regex` in an item becomes `alias`. */
+export interface CleaningRule { regex: string; alias: string }
 
 export type FunnelViz = 'steps' | 'time_to_convert' | 'trends'
 export type FunnelWindowUnit = 'minute' | 'hour' | 'day' | 'week' | 'month'
@@ -40,7 +50,7 @@ export interface Exclusion { event: string; from: number; to: number }
 
 export const KINDS: [Kind, string][] = [
   ['TrendsQuery', 'Trends'], ['FunnelsQuery', 'Funnels'], ['RetentionQuery', 'Retention'],
-  ['LifecycleQuery', 'Lifecycle'], ['StickinessQuery', 'Stickiness'], ['HogQLQuery', 'SQL'],
+  ['LifecycleQuery', 'Lifecycle'], ['StickinessQuery', 'Stickiness'], ['PathsQuery', 'Paths'], ['HogQLQuery', 'SQL'],
 ]
 
 export const DEFAULT_BUILDER: Builder = {
@@ -65,6 +75,11 @@ export const DEFAULT_BUILDER: Builder = {
   retentionType: 'retention_first_time',
   retentionIntervals: 8,
   sql: 'SELECT event, count() AS events\nFROM events\nGROUP BY event\nORDER BY events DESC\nLIMIT 20',
+  pathTypes: ['$pageview'],
+  pathStart: '',
+  pathEnd: '',
+  pathSteps: 5,
+  pathCleaning: [],
 }
 
 type Json = Record<string, unknown>
@@ -104,6 +119,17 @@ export function toQuery(b: Builder, dateFrom?: string): Json {
       return { kind: 'LifecycleQuery', ...common, series: b.series.slice(0, 1).map(eventNode), interval: b.interval }
     case 'StickinessQuery':
       return { kind: 'StickinessQuery', ...common, series: b.series.map(eventNode), interval: b.interval }
+    case 'PathsQuery': {
+      const cleaning = b.pathCleaning.filter((r) => r.regex)
+      return {
+        kind: 'PathsQuery', ...common,
+        pathsFilter: {
+          includeEventTypes: b.pathTypes, stepLimit: b.pathSteps,
+          ...(b.pathStart ? { startPoint: b.pathStart } : {}), ...(b.pathEnd ? { endPoint: b.pathEnd } : {}),
+          ...(cleaning.length ? { localPathCleaningFilters: cleaning } : {}),
+        },
+      }
+    }
   }
 }
 
@@ -162,6 +188,8 @@ export function fromQuery(raw: unknown): Builder {
   b.compare = Boolean((q.compareFilter as Json | undefined)?.compare)
   const props = (q.properties as Json[] | undefined) ?? []
   if (props[0]) { b.propKey = String(props[0].key ?? ''); b.propValue = props[0].operator === 'is_set' ? '' : String(props[0].value ?? '') }
+  const pf = q.pathsFilter as Json | undefined
+  if (pf) readPathsFilter(b, pf)
   const ff = q.funnelsFilter as Json | undefined
   if (ff) readFunnelsFilter(b, ff)
   const rf = q.retentionFilter as Json | undefined
@@ -187,4 +215,13 @@ function readFunnelsFilter(b: Builder, ff: Json): void {
   if (typeof ff.funnelFromStep === 'number') b.funnelFromStep = ff.funnelFromStep
   if (typeof ff.funnelToStep === 'number') b.funnelToStep = ff.funnelToStep
   b.exclusions = ((ff.exclusions as Json[] | undefined) ?? []).map((x) => ({ event: String(x.event ?? ''), from: Number(x.funnelFromStep ?? 0), to: Number(x.funnelToStep ?? 1) }))
+}
+
+function readPathsFilter(b: Builder, pf: Json): void {
+  const types = Array.isArray(pf.includeEventTypes) ? pf.includeEventTypes.filter((t): t is PathType => t === '$pageview' || t === '$screen' || t === 'custom_event') : []
+  b.pathTypes = types
+  b.pathStart = typeof pf.startPoint === 'string' ? pf.startPoint : ''
+  b.pathEnd = typeof pf.endPoint === 'string' ? pf.endPoint : ''
+  if (typeof pf.stepLimit === 'number') b.pathSteps = pf.stepLimit
+  b.pathCleaning = ((pf.localPathCleaningFilters as Json[] | undefined) ?? []).map((r) => ({ regex: String(r.regex ?? ''), alias: String(r.alias ?? '') }))
 }

@@ -7,6 +7,7 @@ import { PersonalKeys, Members } from './settings-team.tsx'
 import { Ingestion } from './settings-ingestion.tsx'
 import { Notifications } from './settings-notifications.tsx'
 import { Retention } from './settings-retention.tsx'
+import { LocationSettings } from './settings-location.tsx'
 import { ReplaySettings } from './settings-replay.tsx'
 
 const TABS = [['project', 'Project'], ['keys', 'Personal API keys'], ['members', 'Members'], ['ingestion', 'Ingestion'], ['notifications', 'Notifications'], ['replay', 'Replay']] as const
@@ -99,6 +100,7 @@ export default function SettingsPage() {
         {tab === 'members' && <Members />}
         {tab === 'ingestion' && <Ingestion />}
         {tab === 'ingestion' && <Retention />}
+        {tab === 'ingestion' && <LocationSettings />}
         {tab === 'notifications' && <Notifications />}
         {tab === 'replay' && <ReplaySettings />}
       </div>

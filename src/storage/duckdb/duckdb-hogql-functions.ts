@@ -1,16 +1,13 @@
-import type { HogQLExpr } from '../../../domain/hogql/hogql-ast.ts'
-import { hogqlError } from '../../../domain/hogql/hogql-error.ts'
-import type { HogQLFunctionName } from '../../../domain/hogql/hogql-functions.ts'
-import { asDate, asDateTime, asNumber, asText, type ExprScope, type Typed } from './hogql-sql-types.ts'
+import { hogqlError } from '../../domain/hogql/hogql-error.ts'
+import type { HogQLFunctionName } from '../../domain/hogql/hogql-functions.ts'
+import { constantText as constantArg, type HogQLCallArgs as Args, type HogQLEmit as Emit } from '../event-sql/hogql/hogql-dialect.ts'
+import type { ExprScope, Typed } from '../event-sql/hogql/hogql-sql-types.ts'
 
-type Call = Extract<HogQLExpr, { kind: 'call' }>
-interface Args {
-  a: Typed[]
-  call: Call
-  scope: ExprScope
-  tz: () => string
-}
-type Emit = (args: Args) => Typed
+type Call = Args['call']
+const asNumber = (t: Typed): string => t.type === 'number' || t.type === 'null' ? t.sql : t.type === 'bool' ? `CAST(${t.sql} AS INTEGER)` : `TRY_CAST(${t.sql} AS DOUBLE)`
+const asText = (t: Typed, s: ExprScope): string => s.dialect.toText(t, s)
+const asDate = (t: Typed, s: ExprScope): string => s.dialect.toDate(t, s)
+const asDateTime = (t: Typed, s: ExprScope): string => s.dialect.toDateTime(t, s)
 
 const num = (sql: string): Typed => ({ sql, type: 'number' })
 const text = (sql: string): Typed => ({ sql, type: 'string' })
@@ -41,12 +38,7 @@ function part(fn: string): Emit {
   }
 }
 
-/** A constant string argument (units, JSON keys); a 400 naming the function otherwise. */
-function constantText(call: Call, i: number): string {
-  const arg = call.args[i]!
-  if (arg.kind === 'constant' && (typeof arg.value === 'string' || typeof arg.value === 'number')) return String(arg.value)
-  throw hogqlError(`Argument ${i + 1} of ${call.name}() must be a constant.`)
-}
+const constantText = (call: Call, i: number): string => constantArg(call, i, hogqlError)
 
 function jsonPath({ call, scope }: Args): string {
   const keys = call.args.slice(1).map((_, i) => constantText(call, i + 1))
@@ -56,7 +48,7 @@ function jsonPath({ call, scope }: Args): string {
 const DATE_DIFF_UNITS = new Set(['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'])
 
 /** How each allow-listed HogQL function is written in DuckDB (ClickHouse's semantics where they differ). */
-const FUNCTIONS: Record<HogQLFunctionName, Emit> = {
+export const DUCKDB_HOGQL_FUNCTIONS: Record<HogQLFunctionName, Emit> = {
   count: ({ a, call }) => num(a.length === 0 ? 'count(*)' : agg('count', call.distinct, a[0]!.sql)),
   countIf: ({ a }) => num(filtered('count(*)', a[0]!)),
   uniq: ({ a }) => num(`count(DISTINCT ${a.length === 1 ? a[0]!.sql : `row(${a.map((t) => t.sql).join(', ')})`})`),
@@ -132,14 +124,4 @@ const FUNCTIONS: Record<HogQLFunctionName, Emit> = {
   JSONExtractString: (args) => text(`COALESCE(json_extract_string(${asText(args.a[0]!, args.scope)}, ${jsonPath(args)}), '')`),
   JSONExtractFloat: (args) => num(`TRY_CAST(json_extract_string(${asText(args.a[0]!, args.scope)}, ${jsonPath(args)}) AS DOUBLE)`),
   JSONHas: (args) => bool(`COALESCE(json_exists(${asText(args.a[0]!, args.scope)}, ${jsonPath(args)}), FALSE)`),
-}
-
-/** A call of an allow-listed function (the parser checked the name and arity) as DuckDB SQL. */
-export function translateCall(call: Call, scope: ExprScope, x: (e: HogQLExpr) => Typed): Typed {
-  const emit = FUNCTIONS[call.name as HogQLFunctionName]
-  if (!emit) throw hogqlError(`Unsupported function "${call.name}".`)
-  // JSON keys and dateDiff's unit are read as constants, not translated as values.
-  const readAsConstant = (i: number) => (call.name === 'dateDiff' && i === 0) || (call.name.startsWith('JSON') && i > 0)
-  const a = call.args.map((arg, i): Typed => (readAsConstant(i) ? { sql: '', type: 'unknown' } : x(arg)))
-  return emit({ a, call, scope, tz: () => scope.params.add(scope.timeZone) })
 }

@@ -1,8 +1,9 @@
 import type { FromItem, HogQLExpr, HogQLSelect, SelectItem } from '../../../domain/hogql/hogql-ast.ts'
 import { hogqlError } from '../../../domain/hogql/hogql-error.ts'
 import { columnName, printExpr } from '../../../domain/hogql/print-hogql.ts'
-import { createDedupedParams, sqlName, type ExprScope, type HType, type Typed } from './hogql-sql-types.ts'
-import { eventsField, eventsRelation, eventsTable, EVENTS_STAR, personsField, personsRelation, personsTable, PERSONS_STAR, type TableRef } from './hogql-tables.ts'
+import type { HogQLDialect } from './hogql-dialect.ts'
+import type { ExprScope, HType, Typed } from './hogql-sql-types.ts'
+import { HOGQL_TABLES, type TableContext, type TableRef } from './hogql-tables.ts'
 import { translateExpr } from './translate-hogql-expr.ts'
 
 export interface HogQLTranslation {
@@ -13,9 +14,7 @@ export interface HogQLTranslation {
   types: HType[]
 }
 
-interface Translation {
-  /** The bound project id (bound on first use: a query without tables binds nothing). */
-  projectParam: () => string
+interface Translation extends TableContext {
   timeZone: string
   now: Date
   params: ExprScope['params']
@@ -23,15 +22,15 @@ interface Translation {
 }
 
 /**
- * Translates a parsed HogQL SELECT into one DuckDB statement over the project's own rows: every
- * reference to `events` (in FROM, joins and subqueries at any depth) is a relation filtered to the
+ * Translates a parsed HogQL SELECT into one statement of the engine's dialect over the project's own
+ * rows: every table read (in FROM, joins and subqueries at any depth) is a relation filtered to the
  * project, fields resolve only to known columns, functions only through the allow-list, and every
- * client value is a bound parameter. Top-level columns come out as `c0`, `c1`... in order.
+ * client value goes through the dialect's parameters. Top-level columns come out as `c0`, `c1`... in order.
  */
-export function translateHogQL(query: HogQLSelect, opts: { projectId: number; timeZone: string; now: Date }): HogQLTranslation {
-  const params = createDedupedParams()
+export function translateHogQL(query: HogQLSelect, dialect: HogQLDialect, opts: { projectId: number; timeZone: string; now: Date }): HogQLTranslation {
+  const params = dialect.createParams()
   let aliases = 0
-  const t: Translation = { projectParam: () => `${params.add(opts.projectId)}::INTEGER`, timeZone: opts.timeZone, now: opts.now, params, nextAlias: () => `t${++aliases}` }
+  const t: Translation = { dialect, projectId: opts.projectId, timeZone: opts.timeZone, now: opts.now, params, nextAlias: () => `t${++aliases}` }
   const out = translateSelect(query, t, true)
   return { sql: out.sql, values: params.values, columns: out.columns.map((c) => c.name), types: out.columns.map((c) => c.type) }
 }
@@ -53,6 +52,7 @@ function translateSelect(q: HogQLSelect, t: Translation, topLevel: boolean): Sel
   const aliasExprs = new Map(q.select.filter((s) => s.alias).map((s) => [s.alias!, s.expr]))
   const expanding = new Set<string>()
   const scope: ExprScope = {
+    dialect: t.dialect,
     params: t.params,
     timeZone: t.timeZone,
     now: t.now,
@@ -72,24 +72,25 @@ function translateSelect(q: HogQLSelect, t: Translation, topLevel: boolean): Sel
     const table = addFrom(j.from)
     if (j.from.kind === 'subquery') subquerySql.set(table, subqueryOf(j.from, t, table))
     const on = translateExpr(j.on, scope).sql
-    fromSql.push(() => ` ${j.type === 'left' ? 'LEFT' : 'INNER'} JOIN ${relation(table, t, subquerySql)} ON ${on}`)
+    const kind = j.type === 'left' ? 'left' : 'inner'
+    fromSql.push(() => ` ${t.dialect.join(kind, relation(table, t, subquerySql), on)}`)
   }
 
   const items = expandStars(q.select, tables)
   const selected = items.map((item, i) => {
     const v = item.alias ? expandAlias(item.alias, item.expr, scope, expanding) : translateExpr(item.expr, scope)
     const name = columnName(item)
-    return { sql: `${v.sql} AS ${topLevel ? `c${i}` : sqlName(name)}`, name, type: v.type }
+    return { sql: `${v.sql} AS ${t.dialect.quote(topLevel ? `c${i}` : name)}`, alias: topLevel ? `c${i}` : name, name, type: v.type }
   })
   const where = q.where ? translateExpr(q.where, scope).sql : null
   const positionOf = (e: HogQLExpr, clause: string): string => {
     if (e.kind === 'constant' && typeof e.value === 'number') {
       if (!Number.isSafeInteger(e.value) || e.value < 1 || e.value > items.length) throw hogqlError(`${clause} ${e.value} is not a column of the select list.`)
-      return String(e.value)
+      return t.dialect.selectedRef(e.value, t.dialect.quote(selected[e.value - 1]!.alias))
     }
     const text = printExpr(e)
     const at = items.findIndex((item) => (e.kind === 'field' && e.chain.length === 1 && item.alias === e.chain[0]) || printExpr(item.expr) === text)
-    return at >= 0 ? String(at + 1) : translateExpr(e, scope).sql
+    return at >= 0 ? t.dialect.selectedRef(at + 1, t.dialect.quote(selected[at]!.alias)) : translateExpr(e, scope).sql
   }
   const groupBy = q.groupBy.map((e) => positionOf(e, 'GROUP BY'))
   const having = q.having ? translateExpr(q.having, scope).sql : null
@@ -109,12 +110,12 @@ function translateSelect(q: HogQLSelect, t: Translation, topLevel: boolean): Sel
 function fromItem(f: FromItem, t: Translation): TableRef {
   const sqlAlias = t.nextAlias()
   if (f.kind === 'table') {
-    if (f.name === 'persons') return personsTable(f.alias ?? f.name, sqlAlias)
-    if (f.name !== 'events') throw hogqlError(`Unknown table "${f.name}" (tables: events, persons).`)
-    return eventsTable(f.alias ?? f.name, sqlAlias)
+    const table = HOGQL_TABLES.get(f.name)
+    if (!table) throw hogqlError(`Unknown table "${f.name}" (tables: ${[...HOGQL_TABLES.keys()].join(', ')}).`)
+    return { name: f.alias ?? f.name, sqlAlias, table, columns: new Map(Object.entries(table.fields)), needsPerson: false }
   }
   // Columns are filled when the subquery is translated (subqueryOf).
-  return { name: f.alias ?? sqlAlias, sqlAlias, kind: 'subquery', columns: new Map(), needsPerson: false }
+  return { name: f.alias ?? sqlAlias, sqlAlias, columns: new Map(), needsPerson: false }
 }
 
 function subqueryOf(f: Extract<FromItem, { kind: 'subquery' }>, t: Translation, table: TableRef): string {
@@ -123,10 +124,9 @@ function subqueryOf(f: Extract<FromItem, { kind: 'subquery' }>, t: Translation, 
   return inner.sql
 }
 
-function relation(table: TableRef, t: Translation, subquerySql: Map<TableRef, string>): string {
-  if (table.kind === 'events') return eventsRelation(table, t.projectParam())
-  if (table.kind === 'persons') return personsRelation(table, t.projectParam())
-  return `(${subquerySql.get(table)!}) AS ${table.sqlAlias}`
+function relation(ref: TableRef, t: Translation, subquerySql: Map<TableRef, string>): string {
+  if (ref.table) return ref.table.relation(ref, t)
+  return `(${subquerySql.get(ref)!}) AS ${ref.sqlAlias}`
 }
 
 /** `*` and `alias.*` as the fields they stand for. */
@@ -137,7 +137,7 @@ function expandStars(select: SelectItem[], tables: TableRef[]): SelectItem[] {
     const from = table === null ? tables : tables.filter((x) => x.name === table)
     if (from.length === 0) throw hogqlError(table === null ? 'SELECT * needs a FROM.' : `Unknown table "${table}" in "${table}.*".`)
     return from.flatMap((x) => {
-      const names = x.kind === 'events' ? [...EVENTS_STAR] : x.kind === 'persons' ? [...PERSONS_STAR] : [...x.columns.keys()]
+      const names = x.table ? [...x.table.star] : [...x.columns.keys()]
       return names.map((n): SelectItem => ({ expr: { kind: 'field', chain: tables.length > 1 ? [x.name, n] : [n] }, alias: null }))
     })
   })
@@ -158,23 +158,22 @@ function resolveField(chain: readonly string[], tables: TableRef[], t: Translati
   const named = chain.length > 1 ? tables.find((x) => x.name === head) : undefined
   if (named) return fieldOf(named, rest, t)
   if (chain.length === 1 && aliases.has(head!) && !expanding.has(head!)) return expandAlias(head!, aliases.get(head!)!, scope, expanding)
-  const table = tables.find((x) => x.columns.has(head!) || (x.kind === 'events' && /^\$group_[0-4]$/.test(head!)))
+  const table = tables.find((x) => x.columns.has(head!) || x.table?.owns(head!))
   if (!table) {
     if (tables.length === 0) throw hogqlError(`Unknown field "${chain.join('.')}": the query has no FROM.`)
-    if (tables.length === 1 && tables[0]!.kind === 'events') return fieldOf(tables[0]!, chain, t)
+    if (tables.length === 1 && tables[0]!.table) return fieldOf(tables[0]!, chain, t)
     throw hogqlError(`Unknown field "${chain.join('.')}" (tables in scope: ${tables.map((x) => x.name).join(', ')}).`)
   }
   return fieldOf(table, chain, t)
 }
 
 function fieldOf(table: TableRef, chain: readonly string[], t: Translation): Typed {
-  if (table.kind === 'events') return eventsField(table, chain, t.params)
-  if (table.kind === 'persons') return personsField(table, chain, t.params)
+  if (table.table) return table.table.field(table, chain, t)
   const [name, ...rest] = chain
   const type = table.columns.get(name!)
   if (type === undefined) throw hogqlError(`Unknown field "${chain.join('.')}" on "${table.name}": its columns are ${[...table.columns.keys()].join(', ')}.`)
   if (rest.length > 0) throw hogqlError(`Field "${name}" of "${table.name}" has no "${rest.join('.')}".`)
-  return { sql: `${table.sqlAlias}.${sqlName(name!)}`, type }
+  return { sql: `${table.sqlAlias}.${t.dialect.quote(name!)}`, type }
 }
 
 function whole(n: number): number {

@@ -1,0 +1,210 @@
+import type { ResolvedRange } from '../date-range.ts'
+import { and, bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SequenceStep } from '../query-plan.ts'
+import type { PathCleaningRule, PathsQuery } from './paths-query.ts'
+
+/** PostHog splits a person's events into sessions at a gap of 30 minutes or more (`SESSION_TIME_THRESHOLD_DEFAULT_SECONDS`). */
+export const SESSION_GAP_MS = 30 * 60 * 1000
+
+/** A paths query resolved against the project: its range, all cleaning rules in order, and its event filters. */
+export interface PathsSpec {
+  q: PathsQuery
+  range: ResolvedRange
+  /** The project's rules (when `pathReplacements`) then the query's own, applied one after another. */
+  cleaning: PathCleaningRule[]
+  /** Property and test-account filters on the events. */
+  filters: Expr | undefined
+}
+
+const is = (name: string, value: string): Expr => bin('=', col(name), lit(value))
+const prop = (key: string): Expr => ({ op: 'property', source: 'event', key })
+const isNull = (arg: Expr): Expr => ({ op: 'is_null', arg })
+const or = (...args: Expr[]): Expr => ({ op: 'or', args })
+const minus = (a: Expr, b: Expr): Expr => bin('-', a, b)
+const plus = (a: Expr, b: Expr): Expr => bin('+', a, b)
+
+/** Whether PostHog's runner reads this event type's own item (`_should_query_event`). */
+function readsType(q: PathsQuery, event: string): boolean {
+  if (q.includeEventTypes.length === 0) return !q.excludeEvents.includes(event)
+  return (q.includeEventTypes as string[]).includes(event)
+}
+
+/** A grouping as a regex (PostHog: `re.escape`, then `*` matches anything), found anywhere in the item. */
+export function groupingPattern(grouping: string): string {
+  return grouping.replace(/[\\^$.|?*+()[\]{}\-/]/g, (c) => `\\${c}`).replace(/\\\*/g, '.*')
+}
+
+/**
+ * An event's path item (PostHog's `path_item`): the URL of a page view with one trailing slash
+ * removed, the screen name of a `$screen`, else the event's name; '' when missing; then each
+ * cleaning rule in turn, then the first grouping the item matches in place of the item.
+ */
+export function pathItemExpr(spec: PathsSpec): Expr {
+  const { q } = spec
+  let item: Expr = col('event')
+  if (readsType(q, '$pageview')) {
+    const url: Expr = { op: 'regex_replace', arg: { op: 'coalesce', args: [prop('$current_url'), lit('')] }, pattern: '(.)/$', replacement: '\\1' }
+    item = { op: 'case', when: [[is('event', '$pageview'), url]], else: item }
+  }
+  if (readsType(q, '$screen')) item = { op: 'case', when: [[is('event', '$screen'), prop('$screen_name')]], else: item }
+  item = { op: 'coalesce', args: [item, lit('')] }
+  for (const rule of spec.cleaning) item = { op: 'regex_replace', arg: item, pattern: rule.regex, replacement: rule.alias }
+  if (q.pathGroupings.length === 0) return item
+  return { op: 'case', when: q.pathGroupings.map((g): [Expr, Expr] => [{ op: 'regex_match', arg: item, pattern: groupingPattern(g) }, lit(g)]), else: item }
+}
+
+/** The events paths read: `{person, ts (epoch ms), uid, item}` in the range, of the chosen types, filtered. */
+export function pathEventsPlan(spec: PathsSpec): Plan {
+  const { q } = spec
+  const item = pathItemExpr(spec)
+  const types: Expr[] = q.includeEventTypes.flatMap((t): Expr[] => {
+    if (t === '$pageview' || t === '$screen') return [is('event', t)]
+    if (t === 'custom_event') return [{ op: 'not', arg: { op: 'regex_match', arg: col('event'), pattern: '^\\$' } }]
+    return []
+  })
+  // PostHog applies `excludeEvents` in the WHERE only beside `includeEventTypes` (`_get_event_query`).
+  const exclude = q.includeEventTypes.length > 0 && q.excludeEvents.length > 0 ? { op: 'not', arg: { op: 'in', arg: item, values: q.excludeEvents } } as Expr : undefined
+  return {
+    source: { kind: 'events' },
+    select: [
+      { alias: 'person', expr: { op: 'person_id' } },
+      { alias: 'ts', expr: { op: 'epoch_ms', arg: col('timestamp') } },
+      { alias: 'uid', expr: { op: 'to_text', arg: col('uuid') } },
+      { alias: 'item', expr: item },
+    ],
+    where: and(timeBetween(spec.range.from, spec.range.to), notNull({ op: 'person_id' }), types.length ? or(...types) : undefined, exclude, spec.filters),
+  }
+}
+
+/** PostHog strips one trailing slash from the single target point (`paths_per_person_query`). */
+const stripSlash = (p: string): string => (p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p)
+
+/**
+ * Each person's sessions as PostHog's runner cuts them: sessions at 30-minute gaps, repeats of the
+ * same item in a row kept once (the last of them, with its time), cut to the start / end point and
+ * the step limit. Rows `{person, session, pos (1-based position on the path), item, ts, prev_item,
+ * prev_ts (of the item before on the path; NULL at pos 1), last (pos of the path's last item)}`.
+ */
+export function pathStepsPlan(spec: PathsSpec): Plan {
+  const { q } = spec
+  const limit = q.stepLimit
+  const gap = lit(SESSION_GAP_MS)
+  // 1. Per person in time order: sessions, and whether the next event of the session repeats the item.
+  const raw: Plan = {
+    source: {
+      kind: 'sequence',
+      plan: pathEventsPlan(spec),
+      partitionBy: ['person'],
+      orderBy: ['ts', 'uid'],
+      steps: [
+        { alias: 'prev_ts', fn: 'lag', arg: col('ts') },
+        { alias: 'next_ts', fn: 'lead', arg: col('ts') },
+        { alias: 'next_item', fn: 'lead', arg: col('item') },
+        { alias: 'session', fn: 'running_sum', arg: when(or(isNull(col('prev_ts')), bin('>=', minus(col('ts'), col('prev_ts')), gap)), lit(1), lit(0)) },
+      ],
+    },
+    select: keep(['person', 'session', 'ts', 'uid', 'item']),
+    // PostHog compares each item with the next one of its session ('' after the last): an item equal to it is dropped.
+    where: bin('!=', col('item'), when(and(notNull(col('next_ts')), bin('<', minus(col('next_ts'), col('ts')), gap))!, col('next_item'), lit(''))),
+  }
+  // 2. Per session: positions, the item before, and where the start / end point first occur.
+  const firstAt = (value: string, also?: Expr): Expr => when(and(is('item', value), also)!, col('idx'))
+  const h = Math.floor(limit / 2)
+  const steps: SequenceStep[] = [
+    { alias: 'idx', fn: 'row_number' },
+    { alias: 'p_item', fn: 'lag', arg: col('item') },
+    { alias: 'p_ts', fn: 'lag', arg: col('ts') },
+    { alias: 'len', fn: 'partition_count' },
+  ]
+  const both = q.startPoint !== null && q.endPoint !== null
+  if (both) {
+    steps.push({ alias: 's', fn: 'partition_min', arg: firstAt(q.startPoint!) })
+    steps.push({ alias: 'e', fn: 'partition_min', arg: firstAt(q.endPoint!, bin('>=', col('idx'), col('s'))) })
+    steps.push({ alias: 'mid_ts', fn: 'partition_max', arg: when(bin('=', col('idx'), plus(col('s'), lit(h))), col('ts')) })
+  } else if (q.startPoint !== null || q.endPoint !== null) {
+    steps.push({ alias: 's', fn: 'partition_min', arg: firstAt(stripSlash((q.endPoint ?? q.startPoint)!)) })
+  }
+  const perSession: Plan = { source: { kind: 'sequence', plan: raw, partitionBy: ['person', 'session'], orderBy: ['ts', 'uid'], steps }, select: keep(['person', 'session', 'item', 'ts', 'idx', 'p_item', 'p_ts', 'len', ...steps.slice(4).map((s) => s.alias)]) }
+  // 3. The rows kept on the path, with their position.
+  const idx = col('idx')
+  const s = col('s')
+  const base = keep(['person', 'session', 'ts'])
+  const pathRow = (where: Expr | undefined, pos: Expr, last: Expr, item: Expr = col('item'), prevItem: Expr = col('p_item'), prevTs: Expr = col('p_ts')): Plan => ({
+    source: fromPlan(perSession),
+    select: [...base, { alias: 'pos', expr: pos }, { alias: 'item', expr: item }, { alias: 'prev_item', expr: prevItem }, { alias: 'prev_ts', expr: prevTs }, { alias: 'last', expr: last }],
+    where,
+  })
+  const least = (a: Expr, b: Expr): Expr => when(bin('<', a, b), a, b)
+  if (!both && q.startPoint !== null) {
+    return pathRow(and(notNull(s), bin('>=', idx, s), bin('<', idx, plus(s, lit(limit)))), plus(minus(idx, s), lit(1)), least(plus(minus(col('len'), s), lit(1)), lit(limit)))
+  }
+  if (!both && q.endPoint !== null) {
+    const skipped = when(bin('>', s, lit(limit)), minus(s, lit(limit)), lit(0))
+    return pathRow(and(notNull(s), bin('<=', idx, s), bin('>', idx, minus(s, lit(limit)))), minus(idx, skipped), least(s, lit(limit)))
+  }
+  if (!both) return pathRow(bin('<=', idx, lit(limit)), idx, least(col('len'), lit(limit)))
+  // Start and end: the path from the start point to the end point after it; a longer one keeps its
+  // first and last `h` items with '...' between (at the time of the item it stands for), as PostHog.
+  const L = plus(minus(col('e'), s), lit(1))
+  const f = plus(minus(idx, s), lit(1))
+  const cut = bin('>', L, lit(limit))
+  return pathRow(
+    and(notNull(s), notNull(col('e')), bin('>=', idx, s), bin('<=', idx, col('e')), or({ op: 'not', arg: cut }, bin('<=', f, lit(h + 1)), bin('>=', f, plus(minus(L, lit(h)), lit(1)))))!,
+    when(or({ op: 'not', arg: cut }, bin('<=', f, lit(h + 1))), f, minus(f, minus(L, lit(2 * h + 1)))),
+    when(cut, lit(2 * h + 1), L),
+    when(and(cut, bin('=', f, lit(h + 1)))!, lit('...'), col('item')),
+    when(and(cut, bin('=', f, plus(minus(L, lit(h)), lit(1))))!, lit('...'), col('p_item')),
+    when(and(cut, bin('=', f, plus(minus(L, lit(h)), lit(1))))!, col('mid_ts'), col('p_ts')),
+  )
+}
+
+/** A node's key as PostHog names it: `<position>_<item>`. */
+export const nodeKey = (pos: Expr, item: Expr): Expr => ({ op: 'concat', args: [{ op: 'to_text', arg: pos }, item], separator: '_' })
+export const sourceKey: Expr = nodeKey(minus(col('pos'), lit(1)), col('prev_item'))
+export const targetKey: Expr = nodeKey(col('pos'), col('item'))
+
+/**
+ * The edges (PostHog's paths query): how many times each `source → target` was walked and the
+ * average milliseconds it took, most walked first (then by source and target), with the weight
+ * bounds, at most `edgeLimit`.
+ */
+export function pathEdgesPlan(spec: PathsSpec, steps: Plan = pathStepsPlan(spec)): Plan {
+  const { q } = spec
+  const count: Expr = { op: 'aggregate', fn: 'count' }
+  const having = and(
+    q.minEdgeWeight !== null ? bin('>=', count, lit(q.minEdgeWeight)) : undefined,
+    q.maxEdgeWeight !== null ? bin('<=', count, lit(q.maxEdgeWeight)) : undefined,
+  )
+  return {
+    source: fromPlan(steps),
+    select: [
+      { alias: 'source', expr: sourceKey },
+      { alias: 'target', expr: targetKey },
+      { alias: 'value', expr: count },
+      { alias: 'avg_ms', expr: { op: 'aggregate', fn: 'avg', arg: minus(col('ts'), col('prev_ts')) } },
+    ],
+    where: bin('>=', col('pos'), lit(2)),
+    groupBy: [sourceKey, targetKey],
+    having,
+    orderBy: [{ expr: count, desc: true }, { expr: sourceKey }, { expr: targetKey }],
+    limit: q.edgeLimit,
+  }
+}
+
+/**
+ * The persons behind a path (PostHog's `to_actors_query`): those who dropped off at `pathDropoffKey`
+ * (it is their path's last node), else who walked from `pathStartKey` and/or to `pathEndKey`; each
+ * once, with the number of such steps.
+ */
+export function pathActorsPlan(spec: PathsSpec): Plan {
+  const { q } = spec
+  const text = (v: string) => lit(v)
+  const where = q.pathDropoffKey !== null
+    ? and(bin('=', col('pos'), col('last')), bin('=', targetKey, text(q.pathDropoffKey)))
+    : and(q.pathStartKey !== null ? and(bin('>=', col('pos'), lit(2)), bin('=', sourceKey, text(q.pathStartKey))) : undefined, q.pathEndKey !== null ? bin('=', targetKey, text(q.pathEndKey)) : undefined)
+  return {
+    source: fromPlan(pathStepsPlan(spec)),
+    select: [{ alias: 'actor', expr: col('person') }, { alias: 'event_count', expr: { op: 'aggregate', fn: 'count' } }],
+    where,
+    groupBy: [col('person')],
+  }
+}

@@ -1,0 +1,161 @@
+import { and, bin, col, keep, lit, timeBetween, when, type Expr, type Plan, type SelectItem } from '../query/query-plan.ts'
+import { keepCondition, languagePrefix, languageRegion, type BreakdownDef } from './web-breakdowns.ts'
+import { hasSessionId, SESSION_SPAN_MS, sessionIdExpr, sessionsPlan } from './sessions-plan.ts'
+
+/** A half-open span of time. */
+export interface Span {
+  from: Date
+  to: Date
+}
+
+/** The query's period and, with compare, the one before it. */
+export interface Periods {
+  current: Span
+  previous: Span | null
+}
+
+const all = (p: Periods): Span[] => (p.previous ? [p.current, p.previous] : [p.current])
+const or = (args: Expr[]): Expr => (args.length === 1 ? args[0]! : { op: 'or', args })
+
+/** An instant in milliseconds (a column) inside the span. */
+function msIn(ms: Expr, s: Span): Expr {
+  return and(bin('>=', ms, lit(s.from.getTime())), bin('<', ms, lit(s.to.getTime())))!
+}
+
+/** Events of the periods: PostHog's `_periods_expression('timestamp')`. */
+function eventsInPeriods(p: Periods): Expr {
+  return or(all(p).map((s) => timeBetween(s.from, s.to)))
+}
+
+/** The sessions the periods can read, whole: from a session span before the first period to one after the last. */
+function sessionsFor(p: Periods, channel: boolean): Plan {
+  const spans = all(p)
+  const from = Math.min(...spans.map((s) => s.from.getTime())) - SESSION_SPAN_MS
+  const to = Math.max(...spans.map((s) => s.to.getTime())) + SESSION_SPAN_MS
+  return sessionsPlan({ from: new Date(from), to: new Date(to) }, { channel })
+}
+
+/** Page views and screens (PostHog's `event_type_expr` without conversion goals). */
+const isView: Expr = { op: 'in', arg: col('event'), values: ['$pageview', '$screen'] }
+/** The visitor: the event's person (after merges), or its distinct id for an event without one. */
+const visitor: Expr = { op: 'coalesce', args: [{ op: 'to_text', arg: { op: 'person_id' } }, col('distinct_id')] }
+
+/** `agg(value)` over the rows of a period (sessions that started in it), NULL for none (PostHog's `…If` aggregates). */
+function inPeriod(fn: 'uniq' | 'sum' | 'avg', value: Expr, s: Span | null): Expr {
+  if (!s) return lit(null)
+  const expr: Expr = { op: 'aggregate', fn, arg: when(msIn(col('start_ms'), s), value) }
+  // Counts and sums of no rows are 0 (ClickHouse's uniqExact of only NULLs is NULL), as signed whole
+  // numbers (`floor` casts to Int64: ClickHouse has no common type of UInt64 and Int64).
+  return fn === 'avg' ? expr : { op: 'coalesce', args: [{ op: 'floor', arg: expr }, lit(0)] }
+}
+
+// Output aliases never repeat a column name of their source: ClickHouse would read `sum(views) AS views`
+// as an aggregate inside an aggregate.
+
+/**
+ * `WebOverviewQuery` (posthog/hogql_queries/web_analytics/web_overview.py): the page views and
+ * screens of the periods (filtered), per session; sessions kept when they started in a period; then
+ * per period: unique visitors, views, sessions, the average session duration and the bounce rate
+ * (duration and bounce of the whole session, from the sessions table).
+ */
+export function overviewPlan(p: Periods, filter: Expr | undefined): Plan {
+  const perSession: Plan = {
+    source: { kind: 'events' },
+    select: [
+      { alias: 'session_id', expr: sessionIdExpr },
+      { alias: 'person', expr: { op: 'aggregate', fn: 'any', arg: visitor } },
+      { alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } },
+    ],
+    where: and(isView, hasSessionId, eventsInPeriods(p), filter),
+    groupBy: [sessionIdExpr],
+  }
+  const measures = (s: Span | null, prefix: string): SelectItem[] => [
+    { alias: `${prefix}visitors`, expr: inPeriod('uniq', col('person'), s) },
+    { alias: `${prefix}views`, expr: inPeriod('sum', col('view_count'), s) },
+    { alias: `${prefix}sessions`, expr: inPeriod('uniq', col('session_id'), s) },
+    { alias: `${prefix}duration`, expr: inPeriod('avg', col('session_duration'), s) },
+    { alias: `${prefix}bounce_rate`, expr: inPeriod('avg', col('is_bounce'), s) },
+  ]
+  return {
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, false), using: ['session_id'] },
+    select: [...measures(p.current, ''), ...measures(p.previous, 'previous_')],
+    where: or(all(p).map((s) => msIn(col('start_ms'), s))),
+  }
+}
+
+/** The breakdown's part columns `bv0`… as selected from the events or from the joined sessions. */
+const partAlias = (i: number) => `bv${i}`
+
+/**
+ * `WebStatsTableQuery`'s rows (stats_table.py's main query): per session and breakdown value, the
+ * session's views of the periods (filtered) and its visitor; per value and period: unique visitors,
+ * views and (with `bounce`) the bounce rate of those sessions. Unordered and unlimited: the caller
+ * sorts, computes each row's share and pages.
+ */
+export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefined, opts: { bounce: boolean }): Plan {
+  const eventParts = def.parts.flatMap((part, i) => (part.from === 'event' ? [{ alias: partAlias(i), expr: part.expr }] : []))
+  const perSession: Plan = {
+    source: { kind: 'events' },
+    select: [
+      { alias: 'session_id', expr: sessionIdExpr },
+      ...eventParts,
+      { alias: 'person', expr: { op: 'aggregate', fn: 'any', arg: visitor } },
+      { alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } },
+    ],
+    where: and(isView, hasSessionId, eventsInPeriods(p), filter),
+    groupBy: [sessionIdExpr, ...eventParts.map((e) => e.expr)],
+  }
+  const joined: Plan = {
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, def.channel === true), using: ['session_id'] },
+    select: [
+      ...keep(['session_id', 'person', 'view_count', 'start_ms', 'is_bounce']),
+      ...def.parts.map((part, i) => ({ alias: partAlias(i), expr: part.from === 'event' ? col(partAlias(i)) : part.expr })),
+    ],
+    where: or(all(p).map((s) => msIn(col('start_ms'), s))),
+  }
+  const kept = keepCondition(def)
+  const rows: Plan = kept ? { source: { kind: 'plan', plan: joined }, select: keep(['session_id', 'person', 'view_count', 'start_ms', 'is_bounce', ...def.parts.map((_, i) => partAlias(i))]), where: kept } : joined
+  const values: SelectItem[] = def.language
+    ? [{ alias: 'language', expr: languagePrefix(col('bv0')) }, { alias: 'aggregation_value', expr: { op: 'aggregate', fn: 'mode', arg: languageRegion(col('bv0')) } }]
+    : def.parts.map((_, i) => ({ alias: partAlias(i), expr: col(partAlias(i)) }))
+  const groupBy = def.language ? [languagePrefix(col('bv0'))] : def.parts.map((_, i) => col(partAlias(i)))
+  return {
+    source: { kind: 'plan', plan: rows },
+    select: [
+      ...values,
+      { alias: 'visitors', expr: inPeriod('uniq', col('person'), p.current) },
+      { alias: 'previous_visitors', expr: inPeriod('uniq', col('person'), p.previous) },
+      { alias: 'views', expr: inPeriod('sum', col('view_count'), p.current) },
+      { alias: 'previous_views', expr: inPeriod('sum', col('view_count'), p.previous) },
+      ...(opts.bounce
+        ? [{ alias: 'bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.current) }, { alias: 'previous_bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.previous) }]
+        : []),
+    ],
+    groupBy,
+  }
+}
+
+/**
+ * The Page table's bounce rate (stats_table.py's PATH_BOUNCE_QUERY): for each page, the bounce rate
+ * of the sessions that entered on it, over the page views of the periods with the filters other than
+ * `$pathname` (so a filter on pages keeps each page's own entry bounce rate). Rows `bv0` (the entry
+ * pathname), `bounce_rate`, `previous_bounce_rate`.
+ */
+export function entryBouncePlan(p: Periods, filterWithoutPathname: Expr | undefined): Plan {
+  const perSession: Plan = {
+    source: { kind: 'events' },
+    select: [{ alias: 'session_id', expr: sessionIdExpr }],
+    where: and(isView, hasSessionId, eventsInPeriods(p), filterWithoutPathname),
+    groupBy: [sessionIdExpr],
+  }
+  return {
+    source: { kind: 'join', left: perSession, right: sessionsFor(p, false), using: ['session_id'] },
+    select: [
+      { alias: 'bv0', expr: col('entry_pathname') },
+      { alias: 'bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.current) },
+      { alias: 'previous_bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.previous) },
+    ],
+    where: and(or(all(p).map((s) => msIn(col('start_ms'), s))), { op: 'not', arg: { op: 'is_null', arg: col('entry_pathname') } }),
+    groupBy: [col('entry_pathname')],
+  }
+}
