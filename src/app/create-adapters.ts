@@ -10,6 +10,9 @@ import { openDuckDb } from '../storage/duckdb/open-duckdb.ts'
 import { createDuckDbEventStore } from '../storage/duckdb/duckdb-event-store.ts'
 import { createDuckDbEventReadStore } from '../storage/duckdb/duckdb-event-read-store.ts'
 import { createDuckDbEventExportReads } from '../storage/duckdb/duckdb-event-export-reads.ts'
+import { createDuckDbEventDumpReads } from '../storage/duckdb/duckdb-event-dump-reads.ts'
+import { createClickHouseEventDumpReads } from '../storage/clickhouse/clickhouse-event-dump-reads.ts'
+import type { EventDumpReads } from '../modules/events/event-dump-reads.ts'
 import { createDuckDbDeadLetterStore } from '../storage/duckdb/duckdb-dead-letter-store.ts'
 import { createDuckDbActionQueries } from '../storage/duckdb/duckdb-action-queries.ts'
 import { createDuckDbPersonOverrideStore } from '../storage/duckdb/duckdb-person-override-store.ts'
@@ -38,6 +41,8 @@ export interface OpenedStores extends Stores {
   ping: Record<string, () => Promise<unknown>>
   /** Person-id overrides in the events database (written by the ingestion persons step). */
   personOverrides: PersonOverrideStore
+  /** The whole event store read back (`tally export`). */
+  eventDump: EventDumpReads
   /** Bytes each embedded store holds in this process's memory, by store (`/_metrics`). */
   memory(): Promise<Record<string, number>>
   close(): Promise<void>
@@ -82,6 +87,7 @@ export async function createAdapters(
       queue,
       eventReads: notOpened('event read store'),
       eventExports: notOpened('event export reads'),
+      eventDump: notOpened('event dump reads'),
       deadLetters: notOpened('dead-letter store'),
       actionEvents: notOpened('action event reads'),
       personOverrides: notOpened('person overrides'),
@@ -114,6 +120,7 @@ export async function createAdapters(
         queue,
         changes,
         ...ch.stores,
+        eventDump: createClickHouseEventDumpReads(ch.clickhouse),
         ping: { metadata: () => meta.query('SELECT 1'), events: ch.ping },
         memory: async () => ({ ...metaMemory() }),
         async close() {
@@ -161,6 +168,7 @@ export async function createAdapters(
     queue,
     eventReads,
     eventExports,
+    eventDump: createDuckDbEventDumpReads({ connect: () => duck.connect({ reads: true }), disconnect: (c) => duck.disconnect(c) }),
     deadLetters,
     actionEvents,
     personOverrides,

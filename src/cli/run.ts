@@ -6,6 +6,7 @@ import { keysCommand, projectsCommand } from './admin-commands.ts'
 import { dlqCommand } from './dlq-command.ts'
 import { usersCommand } from './users-command.ts'
 import { exportEventsCommand } from './export-events-command.ts'
+import { exportCommand, importCommand } from '../app/move-data.ts'
 
 const USAGE = `Usage: tally <command> [options]
 
@@ -22,6 +23,8 @@ Commands:
   dlq replay [--id N ...] [--project N]    put pending dead letters back on the queue
   export-events --project N --format parquet|csv|ndjson --out FILE [--from DATE] [--to DATE]
                             a project's events (from <= timestamp < to) into a file
+  export --out DIR          everything (metadata, persons, events) of the configured stores into DIR
+  import --from DIR         an export into fresh stores (embedded data dir, or PostgreSQL + ClickHouse)
 
 Options (each also from an environment variable):
   --port N        TALLY_PORT       (default 8000)
@@ -77,6 +80,10 @@ export async function run(argv: string[], env: Record<string, string | undefined
       }
       return dlqCommand(config, rest, { ids, projectId, pendingOnly: values.pending === true })
     }
+    case 'export':
+      return exportCommand(config, { out: values.out })
+    case 'import':
+      return importCommand(config, { from: values.from })
     case 'export-events':
       return exportEventsCommand(config, { project: values.project, from: values.from, to: values.to, format: values.format, out: values.out })
     default:

@@ -31,7 +31,7 @@ async function stop(p: ServerProcess): Promise<void> {
 }
 
 for (const point of POINTS) {
-  test(`kill -9 at ${point}: every matched event reaches the receiver, each under one idempotency key`, { timeout: 180_000 }, async (t) => {
+  test(`kill -9 at ${point}: every matched event reaches the receiver, each under one idempotency key`, { timeout: 420_000 }, async (t) => {
     const receiver = await startWebhookReceiver(t)
     const dataDir = await tempDir(t, 'tally-outbox-kill-')
     const projectKey = generateToken('phc_')

@@ -14,7 +14,7 @@ import { createClickHousePersonEventStore } from './clickhouse-person-event-stor
 import { createClickHousePersonOverrideStore } from './clickhouse-person-override-store.ts'
 import { createClickHouseQueryEngine } from './clickhouse-query-engine.ts'
 import { createClickHouseActionReads } from './clickhouse-action-reads.ts'
-import { openClickHouse } from './open-clickhouse.ts'
+import { openClickHouse, type ClickHouse } from './open-clickhouse.ts'
 import { createClickHouseEventRetention } from './clickhouse-event-retention.ts'
 import type { EventRetentionStore } from '../../modules/retention/event-retention-store.ts'
 
@@ -30,6 +30,8 @@ export interface ClickHouseStores {
     queryEngine: QueryEngine
     eventRetention: EventRetentionStore
   }
+  /** The database itself, for readers the composition root builds (the event dump). */
+  clickhouse: ClickHouse
   /** `/_ready`'s check: a query on the server. */
   ping(): Promise<unknown>
   close(): Promise<void>
@@ -59,6 +61,7 @@ export async function openClickHouseStores(
       queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency, threads: opts.queryThreads }),
       eventRetention: createClickHouseEventRetention(ch),
     },
+    clickhouse: ch,
     ping: () => ch.ping(),
     async close() {
       await events.close()
