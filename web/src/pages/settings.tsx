@@ -8,6 +8,7 @@ import { Ingestion } from './settings-ingestion.tsx'
 import { Notifications } from './settings-notifications.tsx'
 import { Retention } from './settings-retention.tsx'
 import { LocationSettings } from './settings-location.tsx'
+import { SettingSwitches } from './setting-switches.tsx'
 import { ReplaySettings } from './settings-replay.tsx'
 import { TestAccounts } from './settings-test-accounts.tsx'
 
@@ -58,29 +59,10 @@ const SWITCHES = [
 
 /** A switch per SDK setting: saved at once, picked up by posthog-js on its next page load. */
 function ProductSwitches() {
-  const { project, base, canManage } = useSession()
-  const queryClient = useQueryClient()
-  const save = useMutation({
-    mutationFn: (patch: Record<string, boolean>) => api(`${base}/`, { method: 'PATCH', body: patch }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['session'] }),
-  })
-  // Shown as asked while the change is saved and the session reloads; as stored otherwise.
-  const pending = save.isPending || save.isSuccess ? save.variables : undefined
   return (
     <Card title="posthog-js features">
       <p className="muted">Sent to posthog-js in its remote config; browsers pick a change up on their next page load.</p>
-      <ul className="switches">
-        {SWITCHES.map(([key, label, hint]) => (
-          <li key={key}>
-            <label className="row">
-              <input type="checkbox" role="switch" checked={(pending && key in pending ? pending[key] : project[key]) === true} disabled={!canManage || save.isPending}
-                onChange={(e) => save.mutate({ [key]: e.target.checked })} />
-              <span><strong>{label}</strong> <span className="muted">{hint}</span></span>
-            </label>
-          </li>
-        ))}
-      </ul>
-      {save.error && <ErrorBox error={save.error} />}
+      <SettingSwitches switches={SWITCHES} />
     </Card>
   )
 }

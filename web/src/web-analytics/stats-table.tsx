@@ -52,6 +52,9 @@ export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; ta
 }
 
 /** One card of tabs (Paths, Sources, Devices…), each tab its own WebStatsTableQuery. */
+/** The tabs that show GeoIP locations (docs/geoip.md). */
+const LOCATION_TABS = new Set(['country', 'region', 'city'])
+
 export function StatsTableCard({ group, state, onFilter }: { group: BreakdownGroup; state: WebState; onFilter: (f: WebFilter) => void }) {
   const { base } = useSession()
   const [tabId, setTabId] = useState(group.tabs[0]!.id)
@@ -73,6 +76,10 @@ export function StatsTableCard({ group, state, onFilter }: { group: BreakdownGro
               <>
                 {tab.id === 'country' && table.rows.length > 0 && <CountryMap table={table} tab={tab} onFilter={onFilter} />}
                 <StatsTableView tab={tab} table={table} onFilter={onFilter} />
+                {LOCATION_TABS.has(tab.id) && (
+                  // DB-IP's licence (CC BY 4.0) asks for this link where its locations are shown.
+                  <p className="muted"><a href="https://db-ip.com" target="_blank" rel="noreferrer">IP Geolocation by DB-IP</a></p>
+                )}
               </>
             )
           }}
