@@ -88,8 +88,10 @@ test('an events file from before 0007 keeps its rows and order, and loses the uu
   const old = await open(dir, { migrations: before })
   const keyed = await old.db.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = 'events' AND constraint_type = 'PRIMARY KEY'`)
   assert.equal(Number(keyed.getRowObjects()[0]!.n), 1, 'the old schema has the key')
-  const rows = Array.from({ length: 3000 }, (_, i) => event(3000 - i, { properties: JSON.stringify({ $browser: `b${i}`, i }) }))
-  await old.store.insertBatch(rows)
+  // Written as that schema's store wrote them (today's store writes columns later migrations add).
+  const rows = Array.from({ length: 3000 }, (_, i) => ({ uuid: uuidAt(3000 - i), browser: `b${i}`, i }))
+  await old.db.connection.run(`INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, created_at, mat_browser)
+    VALUES ${rows.map((r) => `('${r.uuid}'::UUID, 1, 'e', 'd', '${JSON.stringify({ $browser: r.browser, i: r.i })}', now(), now(), '${r.browser}')`).join(', ')}`)
   const order = async (db: DuckDb) => (await db.connection.runAndReadAll('SELECT uuid::VARCHAR AS uuid FROM events')).getRowObjects().map((r) => r.uuid)
   const stored = await order(old.db)
   await old.close()
