@@ -8,10 +8,18 @@ import { assertNever } from '../../domain/properties/property-operators.ts'
  * boolean when the source plan selected it as one.
  */
 export function booleanColumns(plan: Plan): Set<string> {
-  const out = new Set<string>()
-  for (const s of plan.select) if (isBoolean(s.expr, plan)) out.add(s.alias)
+  // Once per plan object: a column reads its source's columns, so without this a deep plan (a breakdown
+  // funnel's layers) is walked once per path through it, exponentially often (it hung the query).
+  let out = known.get(plan)
+  if (out === undefined) {
+    out = new Set<string>()
+    for (const s of plan.select) if (isBoolean(s.expr, plan)) out.add(s.alias)
+    known.set(plan, out)
+  }
   return out
 }
+
+const known = new WeakMap<Plan, Set<string>>()
 
 function sourceColumnIsBoolean(plan: Plan, name: string): boolean {
   const s = plan.source
