@@ -39,7 +39,10 @@ export const clickHouseEventDialect: EventDialect = {
   time: (iso) => {
     const ms = Date.parse(iso)
     if (Number.isNaN(ms)) throw new AppError('validation_error', `Not a date: ${iso}.`, 'query')
-    return `toDateTime(${Math.min(4_294_967_295, Math.max(0, Math.floor(ms / 1000)))}, 'UTC')`
+    // `timestamp` is whole seconds here: a bound with a fraction is rounded up, which keeps the domain's
+    // exclusive upper bounds (`timestamp < to`, `to` = a day's 00:00:00.000 plus 1 ms for a date-only
+    // date_to) holding the events of that second, as DuckDB's exact comparison does.
+    return `toDateTime(${Math.min(4_294_967_295, Math.max(0, Math.ceil(ms / 1000)))}, 'UTC')`
   },
   constant: (text) => stringLiteral(text),
   bool: (value) => (value ? '1' : '0'),
