@@ -224,7 +224,7 @@ testOnEachEngine('pages: limit, offset and hasMore walk the whole list once, in 
 testOnEachEngine('refusals name the field: unsupported sources, a missing step or day, unknown columns', async (t, engine) => {
   const app = await buildTestApp(t, { engine })
   const cases: Array<[unknown, string]> = [
-    [actors({ kind: 'InsightActorsQuery', source: { kind: 'PathsQuery', pathsFilter: {} } }), 'query.source.source.kind'],
+    [actors({ kind: 'InsightActorsQuery', source: { kind: 'WebOverviewQuery', dateRange: {}, properties: [] } }), 'query.source.source.kind'],
     [actors({ kind: 'InsightActorsQuery', source: { kind: 'LifecycleQuery', series: [{ kind: 'EventsNode', event: 'view' }] }, status: 'gone' }), 'query.source.status'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel() }), 'query.source.funnelStep'],
     [actors({ kind: 'FunnelsActorsQuery', source: funnel(), funnelStep: 0 }), 'query.source.funnelStep'],
