@@ -42,6 +42,7 @@ const kinds: QueryKind[] = [
   // Web analytics (docs/web-analytics.md): sessions from the events, PostHog's shapes.
   { kind: 'WebOverviewQuery', run: runWebOverviewQuery, dashboardFilters: true },
   { kind: 'WebStatsTableQuery', run: runWebStatsTableQuery, dashboardFilters: true },
+  { kind: 'WebVitalsQuery', run: runWebVitalsQuery, dashboardFilters: true },
 ]
 
 /**
