@@ -43,7 +43,7 @@ test('web app accounts: set-up link, sign in with a password, invite a member wh
     await page.getByLabel('Email').fill('owner@example.com')
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Create owner account' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor()
+    await page.getByRole('heading', { level: 1, name: /^(Activity|Web analytics)$/ }).waitFor() // the landing page: Web analytics once there are page views
     const session = (await context.cookies()).find((c) => c.name === 'tally_session')
     assert.ok(session?.httpOnly, 'the session cookie is HttpOnly')
     assert.equal(session.sameSite, 'Lax')
@@ -57,7 +57,7 @@ test('web app accounts: set-up link, sign in with a password, invite a member wh
     await page.getByRole('alert').waitFor()
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor()
+    await page.getByRole('heading', { level: 1, name: /^(Activity|Web analytics)$/ }).waitFor() // the landing page: Web analytics once there are page views
     assert.equal(await page.locator('.topbar .user').innerText(), 'Olive')
   })
 
@@ -83,13 +83,13 @@ test('web app accounts: set-up link, sign in with a password, invite a member wh
     await page.getByLabel('Your first name').fill('Mia')
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Create account' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor()
+    await page.getByRole('heading', { level: 1, name: /^(Activity|Web analytics)$/ }).waitFor() // the landing page: Web analytics once there are page views
     assert.equal(await page.locator('.topbar .user').innerText(), 'Mia')
     await signOut(page)
     await page.getByLabel('Email').fill('mia@example.com')
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor()
+    await page.getByRole('heading', { level: 1, name: /^(Activity|Web analytics)$/ }).waitFor() // the landing page: Web analytics once there are page views
     assert.equal(await page.locator('.topbar .user').innerText(), 'Mia')
   })
 
