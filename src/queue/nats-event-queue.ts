@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { connect, type NatsConnection } from '@nats-io/transport-node'
+import { connect, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node'
 import { AckPolicy, DiscardPolicy, JetStreamApiError, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager } from '@nats-io/jetstream'
 import { MessageTooLargeError, QueueFullError, type EventQueue, type QueueBacklog, type QueueWriteState } from './event-queue.ts'
 import { NatsConsumer } from './nats-consumer.ts'
@@ -24,11 +24,31 @@ export interface NatsEventQueueOptions {
   publishTimeoutMs?: number
   /** The connection's name, as the server lists it. */
   name?: string
+  /**
+   * How long opening waits for a JetStream that is reachable but not ready (a cluster electing its
+   * leaders, a stream being created by another process) before it gives up. Default 60 s.
+   */
+  openTimeoutMs?: number
   logger?: QueueLogger
 }
 
 /** JetStream's error codes for a publish refused by the stream's limits. */
 const STREAM_FULL_CODES = new Set([10077, 10078, 10047])
+/** The timeout of stream and consumer management requests (at least the publish timeout). */
+const ADMIN_TIMEOUT_MS = 10_000
+/**
+ * JetStream's answers that mean "not yet" while a cluster forms or another process creates the
+ * same stream: the cluster has no meta leader (10008), or a stream or consumer was created by
+ * another process in the meantime (10058, 10148). A real refusal (such as 10023, not enough
+ * servers for the replicas) is not retried.
+ */
+const NOT_READY_CODES = new Set([10008, 10058, 10148])
+
+function isNotReadyYet(err: unknown): boolean {
+  if (err instanceof TimeoutError || err instanceof NoRespondersError || err instanceof RequestError) return true
+  return err instanceof JetStreamApiError && NOT_READY_CODES.has(err.code)
+}
+
 /** Room left in a message for its headers and protocol framing. */
 const PAYLOAD_SLACK = 1024
 
@@ -59,9 +79,20 @@ export async function openNatsEventQueue(opts: NatsEventQueueOptions): Promise<E
   let openSeq: number
   let pull: Consumer
   try {
-    jsm = await jetstreamManager(nc, { timeout: publishTimeoutMs })
-    openSeq = await ensureStream(jsm, opts, subject, durable, ackWaitMs)
-    pull = await jsm.jetstream().consumers.get(opts.stream, durable)
+    // Stream and consumer management is slower than a publish on a replicated stream: its own timeout.
+    jsm = await jetstreamManager(nc, { timeout: Math.max(publishTimeoutMs, ADMIN_TIMEOUT_MS) })
+    const deadline = performance.now() + (opts.openTimeoutMs ?? 60_000)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        openSeq = await ensureStream(jsm, opts, subject, durable, ackWaitMs)
+        pull = await jsm.jetstream().consumers.get(opts.stream, durable)
+        break
+      } catch (err) {
+        if (!isNotReadyYet(err) || performance.now() > deadline) throw err
+        log?.warn({ err: String(err), attempt }, 'event queue: JetStream is not ready yet; retrying')
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** attempt)))
+      }
+    }
   } catch (err) {
     await nc.close()
     throw err
