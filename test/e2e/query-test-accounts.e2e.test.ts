@@ -6,16 +6,18 @@ import type { TestApp } from '../helpers/test-app.ts'
 
 // `filterTestAccounts: true` on every insight kind and its actors: the project's
 // `test_account_filters` (here PostHog's two defaults: a person's email domain, and `$host` of a
-// local dev server) take the matching events out of the query, as PostHog's `Properties.to_exprs`
-// does. Every expected answer is computed here from the fixture (plain JS over the events), once
+// local dev server; and "not in cohort" of a QA cohort) take the matching events out of the query,
+// as PostHog's `Properties.to_exprs` does. Every expected answer is computed here from the fixture (plain JS over the events), once
 // with all events and once without the test accounts' ones, and the two differ.
-const TEST_ACCOUNT_FILTERS = [
+const testAccountFilters = (qaCohort: number) => [
   { key: 'email', operator: 'not_icontains', value: '@internal.test', type: 'person' },
   { key: '$host', operator: 'not_regex', value: '^(localhost|127\\.0\\.0\\.1)($|:)', type: 'event' },
+  { key: 'id', value: qaCohort, operator: 'not_in', type: 'cohort' },
 ]
+const QA_EMAIL = 'p5@example.com'
 const isTestEvent = (e: TestEvent) => {
-  const email = (e.properties?.$set as { email?: string } | undefined)?.email
-  return (email !== undefined && email.toLowerCase().includes('@internal.test')) || /^(localhost|127\.0\.0\.1)($|:)/.test(String(e.properties?.$host))
+  const email = (e.properties?.$set as { email?: string } | undefined)?.email?.toLowerCase()
+  return (email !== undefined && (email.includes('@internal.test') || email === QA_EMAIL)) || /^(localhost|127\.0\.0\.1)($|:)/.test(String(e.properties?.$host))
 }
 
 // 24 persons over 2024-04-30 (before the range) .. 2024-05-07: a quarter with an internal email
@@ -44,7 +46,10 @@ function appOf(engine: Engine): Promise<TestApp> {
   if (!configured.has(engine)) {
     configured.set(engine, (async () => {
       const app = seeded.app(engine)
-      const res = await privateApi(app).patch('/', { test_account_filters: TEST_ACCOUNT_FILTERS })
+      const api = privateApi(app)
+      const qa = await api.post('/cohorts/', { name: 'QA', filters: { properties: { type: 'AND', values: [{ key: 'email', value: QA_EMAIL, operator: 'exact', type: 'person' }] } } })
+      assert.equal(qa.statusCode, 201, qa.body)
+      const res = await api.patch('/', { test_account_filters: testAccountFilters(qa.json().id) })
       assert.equal(res.statusCode, 200, res.body)
       return app
     })())
