@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { gzipSync } from 'node:zlib'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 
 const event = (extra: Record<string, unknown> = {}) => ({ event: 'e', distinct_id: 'u', ...extra })
 
-test('an unknown project key answers 401 invalid_api_key', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('an unknown project key answers 401 invalid_api_key', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: 'phc_nobody', batch: [event()] } })
   assert.equal(res.statusCode, 401)
   assert.deepEqual(res.json(), {
@@ -18,59 +18,59 @@ test('an unknown project key answers 401 invalid_api_key', async (t) => {
   })
 })
 
-test('a request without any key answers 401 missing_api_key', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a request without any key answers 401 missing_api_key', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/e/', payload: event() })
   assert.equal(res.statusCode, 401)
   assert.equal(res.json().type, 'authentication_error')
   assert.equal(res.json().code, 'missing_api_key')
 })
 
-test('a malformed key answers 401 with the shape problem', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a malformed key answers 401 with the shape problem', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/e/', payload: event({ api_key: 'x'.repeat(65) }) })
   assert.equal(res.statusCode, 401)
   assert.equal(res.json().code, 'too_long')
 })
 
-test('events of one batch naming different keys answer 401', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('events of one batch naming different keys answer 401', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/e/', payload: [event({ api_key: app.projectKey }), event({ api_key: 'phc_other' })] })
   assert.equal(res.statusCode, 401)
   assert.equal(res.json().code, 'invalid_api_key')
 })
 
-test('a personal API key with project_id is accepted and the event lands in that project', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a personal API key with project_id is accepted and the event lands in that project', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/capture/', payload: { api_key: app.personalKey, project_id: app.projectId, ...event({ event: 'via-personal' }) } })
   assert.equal(res.statusCode, 200)
   await waitForEvents(app, 1, { event: 'via-personal' })
 })
 
-test('a personal API key without project_id answers 400 invalid_project', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a personal API key without project_id answers 400 invalid_project', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/capture/', payload: { api_key: app.personalKey, ...event() } })
   assert.equal(res.statusCode, 400)
   assert.equal(res.json().code, 'invalid_project')
   assert.equal(res.json().attr, 'project_id')
 })
 
-test('a personal API key with a foreign project_id answers 400 invalid_project', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a personal API key with a foreign project_id answers 400 invalid_project', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/capture/?project_id=999999', payload: { api_key: app.personalKey, ...event() } })
   assert.equal(res.statusCode, 400)
   assert.equal(res.json().code, 'invalid_project')
 })
 
-test('a wrong personal API key answers 401 invalid_personal_api_key', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a wrong personal API key answers 401 invalid_personal_api_key', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/capture/', payload: { api_key: 'phx_wrong', project_id: app.projectId, ...event() } })
   assert.equal(res.statusCode, 401)
   assert.equal(res.json().code, 'invalid_personal_api_key')
 })
 
-test('malformed JSON answers 400 invalid_payload naming the problem', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('malformed JSON answers 400 invalid_payload naming the problem', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: '{"api_key": "x", "batch": [' })
   assert.equal(res.statusCode, 400)
   const body = res.json()
@@ -79,16 +79,16 @@ test('malformed JSON answers 400 invalid_payload naming the problem', async (t) 
   assert.match(body.detail, /^Malformed request data: Invalid JSON/)
 })
 
-test('a body that claims gzip but is not answers 400 invalid_payload', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a body that claims gzip but is not answers 400 invalid_payload', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/batch/', headers: { 'content-encoding': 'gzip' }, payload: 'not gzip at all' })
   assert.equal(res.statusCode, 400)
   assert.equal(res.json().code, 'invalid_payload')
   assert.match(res.json().detail, /gzip/)
 })
 
-test('an empty batch answers 400', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('an empty batch answers 400', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   for (const payload of [{ api_key: app.projectKey, batch: [] }, []]) {
     const res = await app.http.inject({ method: 'POST', url: '/batch/', payload })
     assert.equal(res.statusCode, 400)
@@ -96,23 +96,23 @@ test('an empty batch answers 400', async (t) => {
   }
 })
 
-test('an empty body answers 400 with PostHog no-data detail', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('an empty body answers 400 with PostHog no-data detail', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/e/', headers: { 'content-type': 'application/json' }, payload: '' })
   assert.equal(res.statusCode, 400)
   assert.match(res.json().detail, /No data found/)
 })
 
-test('a body over the limit answers 413 request_too_large', async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_MAX_BODY_BYTES: '4096' } })
+testOnEachEngine('a body over the limit answers 413 request_too_large', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_MAX_BODY_BYTES: '4096' } })
   const big = JSON.stringify({ api_key: app.projectKey, batch: [event({ properties: { pad: 'x'.repeat(8000) } })] })
   const res = await app.http.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: big })
   assert.equal(res.statusCode, 413)
   assert.deepEqual(res.json(), { type: 'client_error', code: 'request_too_large', detail: 'Request too large.', attr: null })
 })
 
-test('a gzip body that inflates past the limit answers 413', async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_MAX_BODY_BYTES: '4096' } })
+testOnEachEngine('a gzip body that inflates past the limit answers 413', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_MAX_BODY_BYTES: '4096' } })
   const bomb = gzipSync(JSON.stringify({ api_key: app.projectKey, batch: [event({ properties: { pad: 'x'.repeat(100_000) } })] }))
   assert.ok(bomb.length < 4096)
   const res = await app.http.inject({ method: 'POST', url: '/batch/', headers: { 'content-encoding': 'gzip' }, payload: bomb })
@@ -120,8 +120,8 @@ test('a gzip body that inflates past the limit answers 413', async (t) => {
   assert.equal(res.json().code, 'request_too_large')
 })
 
-test('a body streamed without Content-Length is cut off at the limit with 413', async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_MAX_BODY_BYTES: '4096' } })
+testOnEachEngine('a body streamed without Content-Length is cut off at the limit with 413', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_MAX_BODY_BYTES: '4096' } })
   const { Readable } = await import('node:stream')
   const chunks = Array.from({ length: 100 }, () => Buffer.alloc(1024, 0x20))
   const res = await app.http.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: Readable.from(chunks) })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { readAllEvents, waitForEvents } from '../helpers/capture-helpers.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
@@ -33,8 +33,8 @@ async function listen(app: TestApp): Promise<string> {
 
 const decideBody = (app: TestApp) => JSON.stringify({ api_key: app.projectKey, distinct_id: 'someone' })
 
-test('one event of 100,000 property keys is a 413 naming the limit; /_health and /decide are answered meanwhile; nothing is stored', { timeout: 120_000 }, async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('one event of 100,000 property keys is a 413 naming the limit; /_health and /decide are answered meanwhile; nothing is stored', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const base = await listen(app)
   const body = JSON.stringify({ api_key: app.projectKey, batch: [{ event: 'wide', distinct_id: 'attacker', properties: wideProperties(100_000) }] })
   assert.ok(body.length > 1_000_000 && body.length < app.config.http.maxBodyBytes, 'within the body limit')
@@ -57,13 +57,13 @@ test('one event of 100,000 property keys is a 413 naming the limit; /_health and
   assert.equal((await batch(app, [{ event: 'after', distinct_id: 'u', properties: {} }])).statusCode, 200)
   const events = await waitForEvents(app, 1)
   assert.deepEqual(events.map((e) => e.event), ['after'])
-})
+}, { timeout: 120_000 })
 
-test('the key count comes before the walk of every string: an event over the key limit that is also nested too deep is the 413, not the depth 400', async (t) => {
+testOnEachEngine('the key count comes before the walk of every string: an event over the key limit that is also nested too deep is the 413, not the depth 400', async (t, engine) => {
   // Issue 29: the text-cleaning walk of every key and value cost more than the parse (168 ms of CPU
   // for 100,000 keys, ~65 ms of it the parse). The walk is also where the depth limit is found, so
   // which answer a body over both limits gets shows which check ran first.
-  const app = await buildTestApp(t)
+  const app = await buildTestApp(t, { engine })
   let deep: unknown = 'bottom'
   for (let i = 0; i < 200; i++) deep = { d: deep }
   const over = { event: 'wide', distinct_id: 'attacker', properties: { ...wideProperties(1_500), deep } }
@@ -74,8 +74,8 @@ test('the key count comes before the walk of every string: an event over the key
   assert.match(JSON.parse(res.body).detail, /nested deeper than 128/)
 })
 
-test('$set and $set_once keys count with the properties; elements per event; events per request', async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_CAPTURE_MAX_EVENT_KEYS: '10', TALLY_CAPTURE_MAX_EVENT_ELEMENTS: '3', TALLY_CAPTURE_MAX_EVENTS: '4' } })
+testOnEachEngine('$set and $set_once keys count with the properties; elements per event; events per request', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_CAPTURE_MAX_EVENT_KEYS: '10', TALLY_CAPTURE_MAX_EVENT_ELEMENTS: '3', TALLY_CAPTURE_MAX_EVENTS: '4' } })
   const ev = (extra: Record<string, unknown>) => ({ event: 'e', distinct_id: 'u', ...extra })
   assert413(await batch(app, [ev({ properties: wideProperties(11) })]), 'TALLY_CAPTURE_MAX_EVENT_KEYS')
   assert413(await batch(app, [ev({ properties: { a: 1, $set: wideProperties(10) } })]), 'TALLY_CAPTURE_MAX_EVENT_KEYS')
@@ -102,8 +102,8 @@ test('$set and $set_once keys count with the properties; elements per event; eve
   assert.equal((await readAllEvents(app)).length, 4, 'nothing of the refused requests was stored')
 })
 
-test('an event past the definitions threshold (limit raised) is stored; its definitions are skipped and counted', { timeout: 120_000 }, async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_CAPTURE_MAX_EVENT_KEYS: '200000' } })
+testOnEachEngine('an event past the definitions threshold (limit raised) is stored; its definitions are skipped and counted', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_CAPTURE_MAX_EVENT_KEYS: '200000' } })
   const base = await listen(app)
   const res = await fetch(`${base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: app.projectKey, batch: [{ event: 'very wide', distinct_id: 'u', properties: wideProperties(20_000, 'vw') }] }) })
   assert.equal(res.status, 200)
@@ -119,4 +119,4 @@ test('an event past the definitions threshold (limit raised) is stored; its defi
   assert.equal(props.count, 0, 'no definition of its 20,000 keys')
   const names = (await api.get('/event_definitions/?search=very')).json().results.map((e: { name: string }) => e.name)
   assert.deepEqual(names, ['very wide'])
-})
+}, { timeout: 120_000 })

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { PostHog } from 'posthog-node'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents } from '../helpers/capture-helpers.ts'
@@ -19,8 +19,8 @@ function assertStoredOnce(stored: string[], sent: string[]) {
   assert.deepEqual([...stored].sort(), [...sent].sort())
 }
 
-test('capture on NATS: posthog-node and raw HTTP events are each stored once', { skip: !TEST_NATS_URL && 'TEST_NATS_URL is not set', timeout: 120_000 }, async (t) => {
-  const app = await buildTestApp(t, { env: { ...FAST_RETRY, ...natsQueueEnv(t) } })
+testOnEachEngine('capture on NATS: posthog-node and raw HTTP events are each stored once', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { ...FAST_RETRY, ...natsQueueEnv(t) } })
   const host = await app.http.listen({ host: '127.0.0.1', port: 0 })
   const client = new PostHog(app.projectKey, { host, flushAt: 50, flushInterval: 0, fetchRetryCount: 0 })
   for (let i = 0; i < 300; i++) client.capture({ distinctId: `user-${i % 7}`, event: 'node_event', properties: { i } })
@@ -39,11 +39,11 @@ test('capture on NATS: posthog-node and raw HTTP events are each stored once', {
   assert.equal((await waitForEvents(app, 1, { event: 'single_event' })).length, 1)
   const metrics = (await app.http.inject({ method: 'GET', url: '/_metrics' })).body
   assert.match(metrics, /tally_queue_published_total 501/)
-})
+}, { skip: !TEST_NATS_URL && 'TEST_NATS_URL is not set', timeout: 120_000 })
 
-test('capture on NATS: with NATS stopped capture answers 503 + Retry-After and /_ready names NATS; restarted, ingestion resumes and nothing is lost or doubled', { skip: (!TEST_NATS_URL || !hasNatsServer) && 'needs TEST_NATS_URL and nats-server', timeout: 120_000 }, async (t) => {
+testOnEachEngine('capture on NATS: with NATS stopped capture answers 503 + Retry-After and /_ready names NATS; restarted, ingestion resumes and nothing is lost or doubled', async (t, engine) => {
   const nats = await startOwnNatsServer(t)
-  const app = await buildTestApp(t, { env: { ...FAST_RETRY, ...natsQueueEnv(t, nats.url), TALLY_NATS_PUBLISH_TIMEOUT_MS: '1000' } })
+  const app = await buildTestApp(t, { engine, env: { ...FAST_RETRY, ...natsQueueEnv(t, nats.url), TALLY_NATS_PUBLISH_TIMEOUT_MS: '1000' } })
   const accepted: string[] = []
   const refused: Array<ReturnType<typeof someEvents>> = []
   const send = async (batch: ReturnType<typeof someEvents>) => {
@@ -79,4 +79,4 @@ test('capture on NATS: with NATS stopped capture answers 503 + Retry-After and /
     return events.length >= accepted.length && events
   })
   assertStoredOnce(stored.map((e) => e.id), accepted)
-})
+}, { skip: (!TEST_NATS_URL || !hasNatsServer) && 'needs TEST_NATS_URL and nats-server', timeout: 120_000 })

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { gzipSync } from 'node:zlib'
 import LZString from 'lz-string'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
@@ -36,8 +36,8 @@ function shapes(token: string, tag: string) {
   }
 }
 
-test('every capture path, with and without trailing slash, accepts every body encoding and shape', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('every capture path, with and without trailing slash, accepts every body encoding and shape', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   let sent = 0
   for (const base of PATHS) {
     for (const path of [base, `${base}/`]) {
@@ -56,8 +56,8 @@ test('every capture path, with and without trailing slash, accepts every body en
   assert.equal(tags.size, sent)
 })
 
-test('OPTIONS answers 200 with PostHog CORS headers for the origin', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('OPTIONS answers 200 with PostHog CORS headers for the origin', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   for (const url of ['/e/', '/i/v0/e/', '/batch', '/capture/']) {
     const res = await app.http.inject({
       method: 'OPTIONS',
@@ -73,8 +73,8 @@ test('OPTIONS answers 200 with PostHog CORS headers for the origin', async (t) =
   }
 })
 
-test('a capture POST from a browser carries CORS headers, errors too', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a capture POST from a browser carries CORS headers, errors too', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const ok = await app.http.inject({ method: 'POST', url: '/e/', headers: { origin: 'http://localhost:3000' }, payload: aBrowserEvent(app.projectKey) })
   assert.equal(ok.headers['access-control-allow-origin'], 'http://localhost:3000')
   const bad = await app.http.inject({ method: 'POST', url: '/e/', headers: { origin: 'http://localhost:3000' }, payload: '{nope' })
@@ -84,8 +84,8 @@ test('a capture POST from a browser carries CORS headers, errors too', async (t)
   assert.equal(none.headers['access-control-allow-origin'], undefined)
 })
 
-test('an /engage body without an event name is ingested as $identify', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('an /engage body without an event name is ingested as $identify', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await app.http.inject({ method: 'POST', url: '/engage/', payload: { $token: app.projectKey, $distinct_id: 'p1', $set: { plan: 'pro' } } })
   assert.equal(res.statusCode, 200)
   const [e] = await waitForEvents(app, 1, { event: '$identify' })
@@ -97,8 +97,8 @@ async function post(app: TestApp, body: unknown, url = '/batch/') {
   return app.http.inject({ method: 'POST', url, payload: body as object })
 }
 
-test('events without a name, without distinct_id or with an empty one are dropped; the rest of the batch is stored', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('events without a name, without distinct_id or with an empty one are dropped; the rest of the batch is stored', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await post(app, {
     api_key: app.projectKey,
     batch: [
@@ -120,8 +120,8 @@ test('events without a name, without distinct_id or with an empty one are droppe
   assert.equal((await waitForEvents(app, 3)).length, 3)
 })
 
-test('the same uuid sent twice is stored once', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('the same uuid sent twice is stored once', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const uuid = crypto.randomUUID()
   const body = { api_key: app.projectKey, batch: [{ event: 'dup', distinct_id: 'u', uuid, properties: { n: 1 } }] }
   assert.equal((await post(app, body)).statusCode, 200)
@@ -133,9 +133,9 @@ test('the same uuid sent twice is stored once', async (t) => {
   assert.equal(dups[0]!.id, uuid)
 })
 
-test('TALLY_DEDUP_WINDOW_EVENTS: a uuid resent after that many later events is stored again', async (t) => {
+testOnEachEngine('TALLY_DEDUP_WINDOW_EVENTS: a uuid resent after that many later events is stored again', async (t, engine) => {
   // Two generations of two: once five more events are stored, the first uuid has left the window.
-  const app = await buildTestApp(t, { env: { TALLY_DEDUP_WINDOW_EVENTS: '2' } })
+  const app = await buildTestApp(t, { engine, env: { TALLY_DEDUP_WINDOW_EVENTS: '2' } })
   const uuid = crypto.randomUUID()
   const first = { api_key: app.projectKey, batch: [{ event: 'dup', distinct_id: 'u', uuid }] }
   const marker = async (n: number) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { captureEvents, type TestEvent } from '../helpers/query-data.ts'
@@ -10,8 +10,8 @@ const events: TestEvent[] = [1, 2, 3, 4, 5].flatMap((d) =>
 const count = (pred: (e: TestEvent) => boolean) => events.filter(pred).length
 const day = (e: TestEvent) => Number(e.timestamp.slice(8, 10))
 
-test('dashboard filters apply to its tiles (date range and properties), cached apart from the insight', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('dashboard filters apply to its tiles (date range and properties), cached apart from the insight', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const api = privateApi(app)
   await captureEvents(app, events)
   const query = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signup' }], dateRange: { date_from: '2024-06-01', date_to: '2024-06-05' } } }

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents, type EventJson } from '../helpers/capture-helpers.ts'
@@ -166,8 +165,8 @@ testOnEachEngine('icontains is a literal substring in the events API, as in the 
   }
 })
 
-test('the events API runs every operator of the event SQL layer and checks its value shape', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('the events API runs every operator of the event SQL layer and checks its value shape', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await capture(app, [
     { event: 'e', distinct_id: 'a', properties: { v: '1.2.3', n: 5, s: 'Alpha' } },
     { event: 'e', distinct_id: 'b', properties: { v: '2.0.0', n: 15, s: 'beta' } },

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { captureEvents, type TestEvent } from '../helpers/query-data.ts'
@@ -16,8 +16,8 @@ const trendsOf = (event: string) => ({
   source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event }], dateRange: { date_from: '2024-06-01', date_to: '2024-06-03' } },
 })
 
-test('insight results: computed on ?refresh=blocking, cached after, recomputed on force_blocking, dropped when the query changes; dashboard tiles carry them', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('insight results: computed on ?refresh=blocking, cached after, recomputed on force_blocking, dropped when the query changes; dashboard tiles carry them', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const api = privateApi(app)
   await captureEvents(app, first)
   const created = await api.post('/insights/', { name: 'Signups', query: trendsOf('signup') })
@@ -77,8 +77,8 @@ test('insight results: computed on ?refresh=blocking, cached after, recomputed o
   assert.equal(bad.json().attr, 'refresh')
 })
 
-test('a DataTableNode insight stores an EventsQuery: its result is the rows, with columns', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a DataTableNode insight stores an EventsQuery: its result is the rows, with columns', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const api = privateApi(app)
   await captureEvents(app, first)
   const created = await api.post('/insights/', { query: { kind: 'DataTableNode', source: { kind: 'EventsQuery', select: ['event', 'count()'], orderBy: ['count() DESC'] } } })

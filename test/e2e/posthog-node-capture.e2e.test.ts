@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { PostHog } from 'posthog-node'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 
-test('posthog-node (gzip /batch/) captures many events that all read back with properties and timestamps', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('posthog-node (gzip /batch/) captures many events that all read back with properties and timestamps', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const host = await app.http.listen({ host: '127.0.0.1', port: 0 })
   const client = new PostHog(app.projectKey, { host, flushAt: 50, flushInterval: 0, fetchRetryCount: 0 })
   const base = Date.parse('2024-06-01T10:00:00.000Z')

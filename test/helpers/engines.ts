@@ -9,9 +9,10 @@ export const ENGINES: readonly Engine[] = ['duckdb', 'clickhouse']
  * One test body, two stacks: registers `name [duckdb]` and `name [clickhouse]`. The ClickHouse run is
  * skipped, with a printed line, only where no ClickHouse exists (see clickhouse.ts); CI runs both.
  */
-export function testOnEachEngine(name: string, fn: (t: TestContext, engine: Engine) => Promise<void>, opts: { timeout?: number } = {}): void {
+export function testOnEachEngine(name: string, fn: (t: TestContext, engine: Engine) => Promise<void>, opts: { timeout?: number; skip?: string | false } = {}): void {
   for (const engine of ENGINES) {
-    const skip = engine === 'clickhouse' ? skipWithoutClickHouse() : false
+    // The test's own condition (e.g. no NATS here) first; then, for ClickHouse, whether one runs here.
+    const skip = opts.skip || (engine === 'clickhouse' ? skipWithoutClickHouse() : false)
     test(`${name} [${engine}]`, { ...opts, skip }, (t) => fn(t, engine))
   }
 }
