@@ -84,6 +84,17 @@ async function tiles(page: Page, visitors: string): Promise<Record<string, strin
   return out
 }
 
+/** The conversion-goal tiles' values by title, once they are shown. */
+async function conversionTiles(page: Page): Promise<Record<string, string>> {
+  const overview = page.getByRole('region', { name: 'Overview' })
+  await eventually(async () => (await overview.getByTestId('web-tile-conversion-rate').innerText().catch(() => '')) !== '', 600)
+  const out: Record<string, string> = {}
+  for (const title of ['Visitors', 'Total conversions', 'Unique conversions', 'Conversion rate']) {
+    out[title] = (await overview.getByRole('group', { name: title }).locator('.stat').innerText()).trim()
+  }
+  return out
+}
+
 /** A breakdown table's rows as "value visitors views" lines (bounce rate left out), once it has `rows` rows. */
 async function tableRows(page: Page, name: string, rows: number): Promise<string[]> {
   const table = page.getByRole('table', { name, exact: true })
@@ -170,6 +181,29 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
     assert.deepEqual(await tiles(page, '1'), { Visitors: '1', 'Page views': '2', Sessions: '1', 'Session duration': '5s', 'Bounce rate': '0%' })
     await page.getByRole('note').getByText(/\$channel_type/).waitFor()
     await page.getByRole('button', { name: 'Clear filters' }).click()
+    assert.equal((await tiles(page, '3'))['Page views'], '8')
+  })
+
+  await t.test('a conversion goal (a custom event, then an action) turns the tiles into PostHog\'s conversion tiles', async () => {
+    // An action made elsewhere shows in the picker once the page loads again.
+    const created = await app.http.inject({ method: 'POST', url: `/api/projects/${app.projectId}/actions/`, headers: app.auth, payload: { name: 'Signed up', steps: [{ event: 'clicked signup' }] } })
+    assert.equal(created.statusCode, 201, created.body)
+    await page.reload()
+    const goal = page.getByLabel('Conversion goal')
+    // cat's 'clicked signup' is the one conversion among 3 visitors; dan, the previous period's one visitor, had none.
+    const expected = { Visitors: '3', 'Total conversions': '1', 'Unique conversions': '1', 'Conversion rate': '33.3%' }
+    await goal.selectOption({ label: 'clicked signup' })
+    assert.equal(new URL(page.url()).searchParams.get('goal'), 'event:clicked signup')
+    assert.deepEqual(await conversionTiles(page), expected)
+    assert.match(await page.getByRole('group', { name: 'Conversion rate' }).innerText(), /was 0%/)
+    await assertAccessible(page, 'web analytics with a conversion goal')
+    await screenshot(page, 'web-analytics-goal')
+    await goal.selectOption({ label: 'None' })
+    assert.equal((await tiles(page, '3'))['Page views'], '8')
+    await goal.selectOption({ label: 'Signed up' })
+    assert.equal(new URL(page.url()).searchParams.get('goal'), `action:${created.json().id}`)
+    assert.deepEqual(await conversionTiles(page), expected)
+    await goal.selectOption({ label: 'None' })
     assert.equal((await tiles(page, '3'))['Page views'], '8')
   })
 

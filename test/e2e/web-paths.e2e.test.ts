@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { CHROMIUM, hasChromium, launchBrowser } from '../helpers/browser.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
+import { eventually } from '../helpers/eventually.ts'
 import { axeViolations, SCREENSHOTS, signInWithKey, startWebTally } from '../helpers/web-app.ts'
 
 // Not a skip: the web app's tests must fail where Chromium is missing.
@@ -74,7 +75,8 @@ test('paths in the insight builder: a Sankey and a table of the steps, a link or
   await signInWithKey(page, url, app.personalKey)
   await runPaths(page, url)
   const table = page.getByRole('table', { name: 'Paths' })
-  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 5).map((td) => td.textContent ?? '')))
+  const shown = () => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 5).map((td) => td.textContent ?? '')))
+  const rows = await shown()
   // One origin: the table shows the paths (PostHog strips the home page's trailing slash: "/" is the origin alone).
   await page.getByText(`Pages of ${SITE}`).waitFor()
   assert.deepEqual(rows, EDGES.map(([from, to, n]) => [from, to, String(n), '1m']), 'the table shows PostHog\'s edges')
@@ -107,6 +109,23 @@ test('paths in the insight builder: a Sankey and a table of the steps, a link or
   assert.deepEqual(await listed(dialog), ['grace@example.com'])
   await page.keyboard.press('Escape')
   await dialog.waitFor({ state: 'detached' })
+
+  // PostHog's advanced options: the most links shown (edgeLimit), the least and most times a link is taken.
+  const rerun = async (label: string, value: string, expected: typeof EDGES) => {
+    await page.getByLabel(label, { exact: true }).fill(value)
+    await page.getByRole('button', { name: 'Run' }).click()
+    const want = expected.map(([from, to, n]) => [from, to, String(n), '1m'])
+    await eventually(async () => JSON.stringify(await shown()) === JSON.stringify(want), 600).catch(async () => {
+      assert.deepEqual(await shown(), want, `${label} ${value}`)
+    })
+  }
+  await rerun('Maximum number of paths', '3', EDGES.slice(0, 3))
+  await rerun('Maximum number of paths', '', EDGES)
+  await rerun('Minimum path weight', '2', EDGES.filter(([, , n]) => n >= 2))
+  await rerun('Minimum path weight', '', EDGES)
+  // Links taken once: '/pricing' → '/product/:id' goes too, its '/pricing' no longer reached from the first step (PostHog's validate_results).
+  await rerun('Maximum path weight', '1', EDGES.filter(([from, , n]) => n <= 1 && from === '/'))
+  await page.getByLabel('Maximum path weight', { exact: true }).fill('')
 
   const phone = await newPage(browser, { width: 390, height: 844 })
   await signInWithKey(phone, url, app.personalKey)

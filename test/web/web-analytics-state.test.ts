@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { readState, statsTableQuery, toggleFilter, writeState, DEFAULT_STATE } from '../../web/src/web-analytics/web-filters.ts'
+import { overviewQuery, readState, statsTableQuery, toggleFilter, writeState, DEFAULT_STATE } from '../../web/src/web-analytics/web-filters.ts'
 import { readStatsTable } from '../../web/src/web-analytics/stats-rows.ts'
 import { rowFilter, TABS } from '../../web/src/web-analytics/breakdowns.ts'
 import { summariseSession } from '../../web/src/web-analytics/session-summary.ts'
@@ -11,9 +11,20 @@ import { summariseSession } from '../../web/src/web-analytics/session-summary.ts
 const exact = (key: string, ...value: string[]) => ({ key, type: 'event' as const, operator: 'exact' as const, value })
 
 test('the page state survives the address bar: date range, compare, test accounts and filters', () => {
-  const s = { dateFrom: '-30d', compare: false, filterTestAccounts: true, filters: [exact('$pathname', '/a b&c', '/d'), { key: '$os', type: 'event' as const, operator: 'is_not_set' as const, value: [] }] }
+  const s = { dateFrom: '-30d', compare: false, filterTestAccounts: true, filters: [exact('$pathname', '/a b&c', '/d'), { key: '$os', type: 'event' as const, operator: 'is_not_set' as const, value: [] }], goal: null }
   assert.deepEqual(readState(writeState(s)), s)
   assert.equal(writeState(DEFAULT_STATE), '', 'the default state is the bare address')
+})
+
+test('the conversion goal survives the address bar and goes into the overview query only', () => {
+  for (const goal of [{ actionId: 12 }, { customEventName: 'signed up: pro & more' }]) {
+    const s = { ...DEFAULT_STATE, goal }
+    assert.deepEqual(readState(writeState(s)).goal, goal)
+    assert.deepEqual(overviewQuery(s).conversionGoal, goal)
+    assert.equal(statsTableQuery(s, 'Page').conversionGoal, undefined, 'the tables take no goal (a 400)')
+  }
+  assert.equal(overviewQuery(DEFAULT_STATE).conversionGoal, undefined)
+  for (const bad of ['action:x', 'event:', 'other:1', '']) assert.equal(readState(`?goal=${encodeURIComponent(bad)}`).goal, null, bad)
 })
 
 test('an unreadable address falls back to the defaults, keeping only well-formed filters', () => {

@@ -67,4 +67,4 @@ export interface HogQLSelect {
 }
 
 /** The tables a HogQL query may read: the project's own, nothing else exists for it. */
-export const HOGQL_TABLES = ['events', 'persons'] as const
+export const HOGQL_TABLES = ['events', 'persons', 'sessions'] as const

@@ -117,13 +117,13 @@ function parseFromItem(ctx: ExprContext): FromItem {
     c.expectOp(')')
     return { kind: 'subquery', query, alias: parseAlias(ctx) }
   }
-  if (t.type === 'string') throw hogqlError(`Reading files is not allowed ('${t.value}'): HogQL reads the tables ${HOGQL_TABLES.join(' and ')}.`)
+  if (t.type === 'string') throw hogqlError(`Reading files is not allowed ('${t.value}'): HogQL reads the tables ${HOGQL_TABLES.join(', ')}.`)
   if (t.type !== 'ident' && t.type !== 'quoted') throw c.unexpected('a table')
   const parts = [c.next().value]
   while (c.acceptOp('.')) parts.push(c.next().value)
   const name = parts.join('.')
-  if (c.isOp('(')) throw hogqlError(`Table functions are not allowed ("${name}(...)"): HogQL reads the tables ${HOGQL_TABLES.join(' and ')}.`)
-  if (!(HOGQL_TABLES as readonly string[]).includes(name)) throw hogqlError(`Unknown table "${name}": HogQL reads the project's tables ${HOGQL_TABLES.join(' and ')}.`)
+  if (c.isOp('(')) throw hogqlError(`Table functions are not allowed ("${name}(...)"): HogQL reads the tables ${HOGQL_TABLES.join(', ')}.`)
+  if (!(HOGQL_TABLES as readonly string[]).includes(name)) throw hogqlError(`Unknown table "${name}": HogQL reads the project's tables ${HOGQL_TABLES.join(', ')}.`)
   return { kind: 'table', name, alias: parseAlias(ctx) }
 }
 

@@ -3,38 +3,21 @@ import { EVENT_SQL_OPERATORS } from '../properties/property-operators.ts'
 import type { PropertyFilter } from '../properties/property-filter.ts'
 import { readNode, readText } from '../query/query-fields.ts'
 import { col, lit, type Expr } from '../query/query-plan.ts'
+import { SESSION_FIELDS } from './sessions-plan.ts'
 
+const BOUNCE_AS_TEXT: Expr = { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('is_bounce'), right: lit(1) }, lit('true')], [{ op: 'binary', fn: '=', left: col('is_bounce'), right: lit(0) }, lit('false')]], else: lit(null) }
 /**
  * PostHog's session properties (`type: 'session'` filters, sessions_v2.py's fields) as
  * `sessionsPlan`'s columns: what the web page filters by when a row of a session breakdown is
  * clicked (`$entry_pathname`, `$channel_type`...).
  */
-const SESSION_PROPERTIES: ReadonlyMap<string, Expr> = new Map<string, Expr>([
-  ['$entry_pathname', col('entry_pathname')],
-  ['$end_pathname', col('end_pathname')],
-  ['$exit_pathname', col('end_pathname')],
-  ['$entry_current_url', col('entry_current_url')],
-  ['$end_current_url', col('end_current_url')],
-  ['$exit_current_url', col('end_current_url')],
-  ['$entry_referring_domain', col('entry_referring_domain')],
-  ['$entry_referrer', col('entry_referrer')],
-  ['$entry_utm_source', col('entry_utm_source')],
-  ['$entry_utm_medium', col('entry_utm_medium')],
-  ['$entry_utm_campaign', col('entry_utm_campaign')],
-  ['$entry_utm_term', col('entry_utm_term')],
-  ['$entry_utm_content', col('entry_utm_content')],
-  ['$entry_gclid', col('entry_gclid')],
-  ['$entry_fbclid', col('entry_fbclid')],
-  ['$entry_gad_source', col('entry_gad_source')],
-  ['$last_external_click_url', col('last_external_click_url')],
-  ['$channel_type', col('channel_type')],
-  ['$session_duration', col('session_duration')],
-  ['$pageview_count', col('pageview_count')],
-  ['$autocapture_count', col('autocapture_count')],
-  ['$screen_count', col('screen_count')],
-  // A boolean in PostHog: its filters compare with true/false.
-  ['$is_bounce', { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('is_bounce'), right: lit(1) }, lit('true')], [{ op: 'binary', fn: '=', left: col('is_bounce'), right: lit(0) }, lit('false')]], else: lit(null) }],
-])
+const SESSION_PROPERTIES: ReadonlyMap<string, Expr> = new Map(
+  [...SESSION_FIELDS]
+    // Times are HogQL's (`sessions.$start_timestamp`); a property filter compares values.
+    .filter(([name]) => name.startsWith('$') && !name.endsWith('_timestamp'))
+    // A boolean in PostHog: its filters compare with true/false.
+    .map(([name, column]): [string, Expr] => [name, name === '$is_bounce' ? BOUNCE_AS_TEXT : col(column)]),
+)
 
 const isSessionFilter = (p: unknown): boolean => typeof p === 'object' && p !== null && !Array.isArray(p) && (p as { type?: unknown }).type === 'session'
 

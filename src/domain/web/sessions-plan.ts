@@ -64,21 +64,58 @@ export const SESSION_COLUMNS = [
   ...ENTRY.map(([c]) => c), ...END.map(([c]) => c), 'entry_pathname', 'end_pathname',
 ] as const
 
+/** Columns `sessionsPlan` adds only when named in `needs`: the session's last distinct id, its first and last event's time (the engine's timestamp). */
+const EXTRA = ['distinct_id', 'start_timestamp', 'end_timestamp'] as const
+
+/**
+ * PostHog's session fields (sessions_v2.py's lazy sessions table, the `$…` session properties) by
+ * the `sessionsPlan` column that holds them; `$exit_*` and `duration` are PostHog's aliases.
+ */
+export const SESSION_FIELDS: ReadonlyMap<string, string> = new Map([
+  ['session_id', 'session_id'],
+  ['id', 'session_id'],
+  ['distinct_id', 'distinct_id'],
+  ['$start_timestamp', 'start_timestamp'],
+  ['$end_timestamp', 'end_timestamp'],
+  ['$entry_pathname', 'entry_pathname'],
+  ['$end_pathname', 'end_pathname'],
+  ['$exit_pathname', 'end_pathname'],
+  ['$end_current_url', 'end_current_url'],
+  ['$exit_current_url', 'end_current_url'],
+  ...ENTRY.map(([c]): [string, string] => [`$${c}`, c]),
+  ['$last_external_click_url', 'last_external_click_url'],
+  ['$channel_type', 'channel_type'],
+  ['$session_duration', 'session_duration'],
+  ['duration', 'session_duration'],
+  ['$pageview_count', 'pageview_count'],
+  ['$autocapture_count', 'autocapture_count'],
+  ['$screen_count', 'screen_count'],
+  ['$is_bounce', 'is_bounce'],
+])
+
 /** What the channel rules read of a session. */
 const CHANNEL_INPUTS = ['entry_utm_source', 'entry_utm_medium', 'entry_utm_campaign', 'entry_referring_domain', 'entry_gclid', 'entry_fbclid', 'entry_gad_source']
 
 /**
  * One row per session with events in `[from, to)` (the caller widens its periods by
- * `SESSION_SPAN_MS` on both sides so that every session it reads is whole): the session id, start,
+ * `SESSION_SPAN_MS` on both sides so that every session it reads is whole; every session of the
+ * project without `read`, as HogQL's `sessions` table): the session id, start,
  * end, duration, counts and bounce, and the other `SESSION_COLUMNS` named in `needs` (as PostHog's
  * lazy sessions table selects only the fields a query reads: each entry property is state kept per
- * session). `channel_type` in `needs` adds PostHog's `$channel_type` (a large constant lookup).
+ * session). `channel_type` in `needs` adds PostHog's `$channel_type` (a large constant lookup); `EXTRA`
+ * columns are there only when named.
  */
-export function sessionsPlan(read: { from: Date; to: Date }, needs: ReadonlySet<string> = new Set()): Plan {
+export function sessionsPlan(read: { from: Date; to: Date } | undefined, needs: ReadonlySet<string> = new Set()): Plan {
   const channel = needs.has('channel_type')
   const wanted = new Set([...needs, ...(channel ? CHANNEL_INPUTS : []), ...(needs.has('entry_pathname') ? ['entry_current_url'] : []), ...(needs.has('end_pathname') ? ['end_current_url'] : [])])
   const entry = ENTRY.filter(([c]) => wanted.has(c))
   const end = END.filter(([c]) => wanted.has(c))
+  const extra = EXTRA.filter((c) => needs.has(c))
+  const extraItem: Record<(typeof EXTRA)[number], Expr> = {
+    distinct_id: { op: 'aggregate', fn: 'arg_max', arg: col('distinct_id'), by: tsMs },
+    start_timestamp: { op: 'aggregate', fn: 'min', arg: col('timestamp') },
+    end_timestamp: { op: 'aggregate', fn: 'max', arg: col('timestamp') },
+  }
   const perSession: Plan = {
     source: { kind: 'events' },
     select: [
@@ -91,8 +128,9 @@ export function sessionsPlan(read: { from: Date; to: Date }, needs: ReadonlySet<
       { alias: 'pageview_count', expr: countOf('$pageview') },
       { alias: 'autocapture_count', expr: countOf('$autocapture') },
       { alias: 'screen_count', expr: countOf('$screen') },
+      ...extra.map((c) => ({ alias: c, expr: extraItem[c] })),
     ],
-    where: { op: 'and', args: [hasSessionId, timeBetween(read.from, read.to)] },
+    where: read ? { op: 'and', args: [hasSessionId, timeBetween(read.from, read.to)] } : hasSessionId,
     groupBy: [sessionIdExpr],
   }
   const seconds = (c: string): Expr => ({ op: 'floor', arg: bin('/', col(c), lit(1000)) })
@@ -106,7 +144,7 @@ export function sessionsPlan(read: { from: Date; to: Date }, needs: ReadonlySet<
     else: lit(1),
   }
   const named: SelectItem[] = [
-    ...keep(['session_id', 'start_ms', 'end_ms', 'pageview_count', 'autocapture_count', 'screen_count']),
+    ...keep(['session_id', 'start_ms', 'end_ms', 'pageview_count', 'autocapture_count', 'screen_count', ...extra]),
     { alias: 'session_duration', expr: duration },
     { alias: 'is_bounce', expr: isBounce },
     ...entry.map(([c], i) => ({ alias: c, expr: fromBag('first_bag', i) })),

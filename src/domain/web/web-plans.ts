@@ -84,24 +84,42 @@ function inPeriod(fn: 'uniq' | 'sum' | 'avg', value: Expr, s: Span | null): Expr
  * screens of the periods (filtered), per session; sessions kept when they started in a period; then
  * per period: unique visitors, views, sessions, the average session duration and the bounce rate
  * (duration and bounce of the whole session, from the sessions table).
+ *
+ * With a conversion `goal` (the events the goal matches: an action, or a custom event's name), the
+ * goal's events count beside the views, and per period: unique visitors, the goal's events
+ * (`conversions`) and the visitors who had one in a session that started in the period
+ * (`unique_conversions`); the rate is theirs over the visitors (`conversionOverviewResults`).
  */
-export function overviewPlan(p: Periods, filter: Expr | undefined, session: SessionFilter = NO_SESSION_FILTER): Plan {
+export function overviewPlan(p: Periods, filter: Expr | undefined, session: SessionFilter = NO_SESSION_FILTER, goal?: Expr): Plan {
+  const counted: SelectItem[] = goal
+    ? [
+        { alias: 'conversion_count', expr: { op: 'aggregate', fn: 'count', arg: when(goal, lit(1)) } },
+        { alias: 'conversion_person', expr: { op: 'aggregate', fn: 'any', arg: when(goal, visitor) } },
+      ]
+    : [{ alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } }]
   const perSession: Plan = {
     source: { kind: 'events' },
     select: [
       { alias: 'session_id', expr: sessionIdExpr },
       { alias: 'person', expr: { op: 'aggregate', fn: 'any', arg: visitor } },
-      { alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } },
+      ...counted,
     ],
-    where: and(isView, hasSessionId, eventsInPeriods(p), filter),
+    where: and(goal ? or([isView, goal]) : isView, hasSessionId, eventsInPeriods(p), filter),
     groupBy: [sessionIdExpr],
   }
   const measures = (s: Span | null, prefix: string): SelectItem[] => [
     { alias: `${prefix}visitors`, expr: inPeriod('uniq', col('person'), s) },
-    { alias: `${prefix}views`, expr: inPeriod('sum', col('view_count'), s) },
-    { alias: `${prefix}sessions`, expr: inPeriod('uniq', col('session_id'), s) },
-    { alias: `${prefix}duration`, expr: inPeriod('avg', col('session_duration'), s) },
-    { alias: `${prefix}bounce_rate`, expr: inPeriod('avg', col('is_bounce'), s) },
+    ...(goal
+      ? [
+          { alias: `${prefix}conversions`, expr: inPeriod('sum', col('conversion_count'), s) },
+          { alias: `${prefix}unique_conversions`, expr: inPeriod('uniq', col('conversion_person'), s) },
+        ]
+      : [
+          { alias: `${prefix}views`, expr: inPeriod('sum', col('view_count'), s) },
+          { alias: `${prefix}sessions`, expr: inPeriod('uniq', col('session_id'), s) },
+          { alias: `${prefix}duration`, expr: inPeriod('avg', col('session_duration'), s) },
+          { alias: `${prefix}bounce_rate`, expr: inPeriod('avg', col('is_bounce'), s) },
+        ]),
   ]
   return {
     source: { kind: 'join', left: perSession, right: sessionsFor(p, [session.expr]), using: ['session_id'] },

@@ -1,5 +1,5 @@
 import type { DateRangeInput } from '../query/date-range.ts'
-import { readArray, readChoice, readFlag, readInteger, readNode, type Node } from '../query/query-fields.ts'
+import { readArray, readChoice, readFlag, readInteger, readNode, readText, type Node } from '../query/query-fields.ts'
 import { validationError } from '../../shared/errors.ts'
 
 /** PostHog's `WebStatsBreakdown` values (schema.py), in its order. */
@@ -14,12 +14,24 @@ export type WebStatsBreakdown = (typeof WEB_STATS_BREAKDOWNS)[number]
 export const WEB_ORDER_FIELDS = ['Visitors', 'Views', 'BounceRate'] as const
 export type WebOrderField = (typeof WEB_ORDER_FIELDS)[number]
 
+/** PostHog's `conversionGoal`: an action (`ActionConversionGoal`) or a custom event (`CustomEventConversionGoal`). */
+export type ConversionGoal = { actionId: number } | { customEventName: string }
+
 /** What the web analytics kinds share (PostHog's `WebAnalyticsQueryBase`). */
 export interface WebQueryBase {
   dateRange: DateRangeInput | undefined
   properties: unknown
   compare: boolean
   filterTestAccounts: boolean
+  conversionGoal: ConversionGoal | null
+}
+
+function readConversionGoal(v: unknown, attr: string): ConversionGoal | null {
+  const node = readNode(v, attr, { optional: true })
+  if (!node) return null
+  if (node.actionId !== undefined && node.actionId !== null) return { actionId: readInteger(node.actionId, `${attr}.actionId`, { min: 1 })! }
+  if (node.customEventName !== undefined && node.customEventName !== null) return { customEventName: readText(node.customEventName, `${attr}.customEventName`)! }
+  throw validationError(attr, 'A conversion goal has an actionId or a customEventName.', 'invalid_input')
 }
 
 export interface WebStatsTableQuery extends WebQueryBase {
@@ -41,20 +53,19 @@ export function readWebQueryBase(node: Node, attr = 'query'): WebQueryBase {
   if (compareFilter && typeof compareFilter.compare_to === 'string') {
     throw validationError(`${attr}.compareFilter.compare_to`, 'Comparing with a chosen period (compare_to) is not supported yet: use compare for the previous period.', 'invalid_input')
   }
-  if (node.conversionGoal !== undefined && node.conversionGoal !== null) {
-    throw validationError(`${attr}.conversionGoal`, 'Conversion goals are not supported yet.', 'invalid_input')
-  }
   return {
     dateRange,
     properties: node.properties === undefined || node.properties === null ? [] : readArray(node.properties, `${attr}.properties`),
     compare: readFlag(compareFilter?.compare, `${attr}.compareFilter.compare`),
     filterTestAccounts: readFlag(node.filterTestAccounts, `${attr}.filterTestAccounts`),
+    conversionGoal: readConversionGoal(node.conversionGoal, `${attr}.conversionGoal`),
   }
 }
 
 /** `WebStatsTableQuery`'s fields (`breakdownBy` required, as in PostHog's schema). */
 export function readWebStatsTableQuery(node: Node, attr = 'query'): WebStatsTableQuery {
   const base = readWebQueryBase(node, attr)
+  if (base.conversionGoal) throw validationError(`${attr}.conversionGoal`, 'Conversion goals are supported on the overview (WebOverviewQuery), not on tables yet.', 'invalid_input')
   const breakdownBy = readChoice(node.breakdownBy, `${attr}.breakdownBy`, WEB_STATS_BREAKDOWNS)
   let orderBy: WebStatsTableQuery['orderBy'] = null
   if (node.orderBy !== undefined && node.orderBy !== null) {

@@ -37,6 +37,21 @@ export function overviewResults(row: Record<string, unknown>) {
   ]
 }
 
+/** Unique conversions over visitors (ClickHouse's divide: 0/0 is NaN, shown as null). */
+const rateOf = (conversions: number | null, visitors: number | null) => (conversions === null || visitors === null || visitors === 0 ? null : conversions / visitors)
+
+/** The four tiles of the conversion-goal overview (PostHog's keys), from `overviewPlan`'s row with a goal. */
+export function conversionOverviewResults(row: Record<string, unknown>) {
+  const [visitors, previousVisitors] = [num(row.visitors), num(row.previous_visitors)]
+  const [unique, previousUnique] = [num(row.unique_conversions), num(row.previous_unique_conversions)]
+  return [
+    overviewItem('visitors', 'unit', visitors, previousVisitors),
+    overviewItem('total conversions', 'unit', num(row.conversions), num(row.previous_conversions)),
+    overviewItem('unique conversions', 'unit', unique, previousUnique),
+    overviewItem('conversion rate', 'percentage', rateOf(unique, visitors), rateOf(previousUnique, previousVisitors)),
+  ]
+}
+
 /** PostHog's `QueryDateRange.date_from_str`/`date_to_str`: local `YYYY-MM-DD HH:MM:SS` (the end's last second). */
 export function rangeStrings(range: { from: Date; to: Date; timeZone: string }) {
   return {

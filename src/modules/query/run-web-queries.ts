@@ -1,11 +1,11 @@
 import { previousPeriod } from '../../domain/query/date-range.ts'
 import { filtersToExpr } from '../../domain/query/filter-expr.ts'
-import type { Expr } from '../../domain/query/query-plan.ts'
+import { bin, col, lit, type Expr } from '../../domain/query/query-plan.ts'
 import { WEB_BREAKDOWNS } from '../../domain/web/web-breakdowns.ts'
 import { entryBouncePlan, overviewPlan, statsPlan, type Periods } from '../../domain/web/web-plans.ts'
 import { sessionFilterExpr, splitSessionFilters } from '../../domain/web/session-filters.ts'
-import { readWebQueryBase, readWebStatsTableQuery, type WebQueryBase } from '../../domain/web/web-query.ts'
-import { num, overviewResults, rangeStrings, shapeStatsTable, type StatsRow } from '../../domain/web/web-results.ts'
+import { readWebQueryBase, readWebStatsTableQuery, type ConversionGoal, type WebQueryBase } from '../../domain/web/web-query.ts'
+import { conversionOverviewResults, num, overviewResults, rangeStrings, shapeStatsTable, type StatsRow } from '../../domain/web/web-results.ts'
 import { validationError } from '../../shared/errors.ts'
 import { readNode } from '../../domain/query/query-fields.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
@@ -29,13 +29,23 @@ async function readCommon(ctx: QueryContext, q: WebQueryBase, opts: { withoutPat
   return { range, periods, filter, withoutPathname, session }
 }
 
-/** `WebOverviewQuery`: visitors, views, sessions, session duration and bounce rate, with the previous period on compare. */
+/** The events a conversion goal matches: the action's (a 400 when the project has none such), or the custom event's. */
+async function goalExpr(ctx: QueryContext, goal: ConversionGoal): Promise<Expr> {
+  if ('actionId' in goal) return { op: 'action', steps: (await ctx.action(goal.actionId, 'query.conversionGoal.actionId')).steps }
+  return bin('=', col('event'), lit(goal.customEventName))
+}
+
+/**
+ * `WebOverviewQuery`: visitors, views, sessions, session duration and bounce rate, with the previous
+ * period on compare; with a `conversionGoal`, visitors, total and unique conversions and the conversion rate.
+ */
 export async function runWebOverviewQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
   const q = readWebQueryBase(node)
   const { range, periods, filter, session } = await readCommon(ctx, q)
-  const { rows } = await ctx.run(overviewPlan(periods, filter, session))
+  const goal = q.conversionGoal ? await goalExpr(ctx, q.conversionGoal) : undefined
+  const { rows } = await ctx.run(overviewPlan(periods, filter, session, goal))
   return {
-    results: overviewResults(rows[0] ?? {}),
+    results: goal ? conversionOverviewResults(rows[0] ?? {}) : overviewResults(rows[0] ?? {}),
     samplingRate: { numerator: 1, denominator: null },
     ...rangeStrings(range),
     usedPreAggregatedTables: false,

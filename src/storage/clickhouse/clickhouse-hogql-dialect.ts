@@ -2,9 +2,9 @@ import type { IntervalUnit } from '../../domain/hogql/hogql-ast.ts'
 import { hogqlError } from '../../domain/hogql/hogql-error.ts'
 import type { HogQLDialect } from '../event-sql/hogql/hogql-dialect.ts'
 import type { ExprScope, Typed } from '../event-sql/hogql/hogql-sql-types.ts'
-import { materializedColumn } from '../duckdb/materialized-properties.ts'
+import { MATERIALIZED_COLUMNS, materializedColumn } from '../duckdb/materialized-properties.ts'
 import { clickHouseCode, clickHouseMessage } from './clickhouse-errors.ts'
-import { createLiteralParams } from './clickhouse-event-dialect.ts'
+import { clickHouseEventDialect, createLiteralParams } from './clickhouse-event-dialect.ts'
 import { CLICKHOUSE_HOGQL_FUNCTIONS } from './clickhouse-hogql-functions.ts'
 import { stringLiteral } from './clickhouse-literals.ts'
 import { currentOverridesSql } from './clickhouse-person-override-store.ts'
@@ -48,7 +48,7 @@ function topLevelKey(keys: readonly string[]): string {
 const EVENT_COLUMNS = [
   'uuid', 'event', 'distinct_id', 'properties', 'elements_chain', 'timestamp', 'created_at', 'person_properties', 'group_0', 'group_1', 'group_2', 'group_3', 'group_4',
   'prop_keys', 'prop_values', 'prop_null_keys', 'person_prop_keys', 'person_prop_values', 'person_prop_null_keys',
-  'mat_current_url', 'mat_pathname', 'mat_host', 'mat_browser', 'mat_os', 'mat_device_type', 'mat_referring_domain', 'mat_lib', 'mat_nonstring',
+  ...MATERIALIZED_COLUMNS,
 ]
 
 /**
@@ -137,6 +137,7 @@ export const clickHouseHogQLDialect: HogQLDialect = {
     return `(SELECT __id AS id, __first AS created_at, tupleElement(__pp, 1) AS person_properties, tupleElement(__pp, 2) AS person_prop_keys, ` +
       `tupleElement(__pp, 3) AS person_prop_values, tupleElement(__pp, 4) AS person_prop_null_keys FROM (${grouped})) AS ${alias}`
   },
+  events: clickHouseEventDialect,
   property(alias, bag, keys) {
     const key = topLevelKey(keys)
     const column = bag === 'properties' ? materializedColumn(key, alias) : undefined

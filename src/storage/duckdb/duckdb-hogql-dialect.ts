@@ -3,6 +3,7 @@ import { lookupTable } from '../../shared/lookup-table.ts'
 import type { HogQLDialect } from '../event-sql/hogql/hogql-dialect.ts'
 import type { ExprScope, Typed } from '../event-sql/hogql/hogql-sql-types.ts'
 import type { SqlParams } from '../event-sql/sql-params.ts'
+import { duckDbEventDialect } from './duckdb-event-dialect.ts'
 import { DUCKDB_HOGQL_FUNCTIONS } from './duckdb-hogql-functions.ts'
 
 const INTERVAL_FN: Record<IntervalUnit, string> = {
@@ -126,6 +127,7 @@ export const duckDbHogQLDialect: HogQLDialect = {
       `WHERE ev.project_id = ${params.add(projectId)}::INTEGER AND ev.person_id IS NOT NULL GROUP BY 1) AS ${alias}`
     )
   },
+  events: duckDbEventDialect,
   property: (alias, bag, keys, params) => `json_extract_string(${alias}.${bag}, ${jsonPointer(keys, params)})`,
   propertyPresent: (alias, bag, keys, params) => `COALESCE(json_exists(${alias}.${bag}, ${jsonPointer(keys, params)}), FALSE)`,
   bagText: (alias, bag) => (bag === 'properties' ? `${alias}.properties` : `COALESCE(${alias}.person_properties, '{}')`),

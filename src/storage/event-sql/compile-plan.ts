@@ -49,6 +49,14 @@ export function compilePlan(plan: Plan, projectId: number, dialect: EventDialect
 }
 
 /**
+ * A plan as a subquery of a statement written elsewhere (HogQL's `sessions` table), its values bound
+ * in that statement's `params` (of the same dialect's kind); plans read twice are repeated, not CTEs.
+ */
+export function compileSubPlan(plan: Plan, projectId: number, dialect: EventDialect, params: SqlParams): string {
+  return compileSelect(plan, projectId, dialect, params)
+}
+
+/**
  * Plans that one statement reads more than once (the same object as two sources, e.g. both sides
  * of a join) become materialized CTEs, computed once, where the dialect has them: DuckDB would
  * otherwise run such a subquery, window passes and all, once per reader.

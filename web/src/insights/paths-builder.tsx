@@ -1,9 +1,15 @@
-import type { Builder, CleaningRule, PathType } from './query-kinds.ts'
+import { DEFAULT_EDGE_LIMIT, type Builder, type CleaningRule, type PathType } from './query-kinds.ts'
 import { Field } from '../ui.tsx'
 
 const TYPES: [PathType, string][] = [['$pageview', 'Page views'], ['$screen', 'Screen views'], ['custom_event', 'Custom events']]
 
-/** A paths insight's own controls (PostHog's `pathsFilter`): event types, start and end point, step limit, cleaning rules. */
+/** A whole number of at least 1 typed in a box, or null when the box is empty (or holds anything else). */
+const wholeOrNull = (text: string): number | null => (/^\d+$/.test(text.trim()) && Number(text) >= 1 ? Math.min(Number(text), 10_000) : null)
+
+/**
+ * A paths insight's own controls (PostHog's `pathsFilter`): event types, start and end point, step
+ * limit, the edge limit and weights (PostHog's advanced options), cleaning rules.
+ */
 export function PathsControls({ b, set }: { b: Builder; set: (b: Builder) => void }) {
   const up = <K extends keyof Builder>(k: K, v: Builder[K]) => set({ ...b, [k]: v })
   const setRule = (i: number, r: Partial<CleaningRule>) => up('pathCleaning', b.pathCleaning.map((x, j) => (j === i ? { ...x, ...r } : x)))
@@ -25,6 +31,17 @@ export function PathsControls({ b, set }: { b: Builder; set: (b: Builder) => voi
         <Field label="Ends at"><input list="event-names" value={b.pathEnd} onChange={(e) => up('pathEnd', e.target.value)} placeholder="URL, screen or event" /></Field>
         <Field label="Steps">
           <input type="number" min={2} max={20} value={b.pathSteps} onChange={(e) => up('pathSteps', Math.min(20, Math.max(2, Number(e.target.value) || 5)))} />
+        </Field>
+      </div>
+      <div className="row">
+        <Field label="Maximum number of paths">
+          <input type="number" min={1} max={10000} value={b.pathEdgeLimit ?? ''} onChange={(e) => up('pathEdgeLimit', wholeOrNull(e.target.value))} placeholder={String(DEFAULT_EDGE_LIMIT)} />
+        </Field>
+        <Field label="Minimum path weight">
+          <input type="number" min={1} value={b.pathMinWeight ?? ''} onChange={(e) => up('pathMinWeight', wholeOrNull(e.target.value))} placeholder="any" />
+        </Field>
+        <Field label="Maximum path weight">
+          <input type="number" min={1} value={b.pathMaxWeight ?? ''} onChange={(e) => up('pathMaxWeight', wholeOrNull(e.target.value))} placeholder="any" />
         </Field>
       </div>
       <fieldset className="stack exclusions">

@@ -37,7 +37,14 @@ export interface Builder {
   pathEnd: string
   pathSteps: number
   pathCleaning: CleaningRule[]
+  /** The most links shown (PostHog's `edgeLimit`; null: its default, 50), the least and most times a link is taken (null: no bound). */
+  pathEdgeLimit: number | null
+  pathMinWeight: number | null
+  pathMaxWeight: number | null
 }
+
+/** PostHog's default `edgeLimit`, shown in its empty box. */
+export const DEFAULT_EDGE_LIMIT = 50
 
 export type PathType = '$pageview' | '$screen' | 'custom_event'
 /** A path cleaning rule: every match of `regex` in an item becomes `alias`. */
@@ -80,6 +87,9 @@ export const DEFAULT_BUILDER: Builder = {
   pathEnd: '',
   pathSteps: 5,
   pathCleaning: [],
+  pathEdgeLimit: null,
+  pathMinWeight: null,
+  pathMaxWeight: null,
 }
 
 type Json = Record<string, unknown>
@@ -127,6 +137,9 @@ export function toQuery(b: Builder, dateFrom?: string): Json {
           includeEventTypes: b.pathTypes, stepLimit: b.pathSteps,
           ...(b.pathStart ? { startPoint: b.pathStart } : {}), ...(b.pathEnd ? { endPoint: b.pathEnd } : {}),
           ...(cleaning.length ? { localPathCleaningFilters: cleaning } : {}),
+          ...(b.pathEdgeLimit !== null ? { edgeLimit: b.pathEdgeLimit } : {}),
+          ...(b.pathMinWeight !== null ? { minEdgeWeight: b.pathMinWeight } : {}),
+          ...(b.pathMaxWeight !== null ? { maxEdgeWeight: b.pathMaxWeight } : {}),
         },
       }
     }
@@ -224,4 +237,9 @@ function readPathsFilter(b: Builder, pf: Json): void {
   b.pathEnd = typeof pf.endPoint === 'string' ? pf.endPoint : ''
   if (typeof pf.stepLimit === 'number') b.pathSteps = pf.stepLimit
   b.pathCleaning = ((pf.localPathCleaningFilters as Json[] | undefined) ?? []).map((r) => ({ regex: String(r.regex ?? ''), alias: String(r.alias ?? '') }))
+  // As PostHog reads them: 0 or none is the default limit, and no bound.
+  const whole = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : null)
+  b.pathEdgeLimit = whole(pf.edgeLimit)
+  b.pathMinWeight = whole(pf.minEdgeWeight)
+  b.pathMaxWeight = whole(pf.maxEdgeWeight)
 }

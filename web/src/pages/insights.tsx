@@ -8,7 +8,8 @@ import { InsightBuilder } from '../insights/insight-builder.tsx'
 import { InsightResult } from '../insights/insight-result.tsx'
 import { DEFAULT_BUILDER, fromQuery, KINDS, sourceOf, toQuery, wrap, type Builder } from '../insights/query-kinds.ts'
 import { useQueryResult } from '../insights/run-query.ts'
-import type { ActionJson, DashboardListJson, EventListJson, InsightJson, ListJson } from '../../../src/http/wire-types.ts'
+import { useEventNames } from '../insights/event-names.ts'
+import type { ActionJson, DashboardListJson, InsightJson, ListJson } from '../../../src/http/wire-types.ts'
 
 export default function InsightsPage() {
   return (
@@ -60,23 +61,6 @@ function SavedInsight() {
   const { id } = useParams<{ id: string }>()
   const insight = useQuery({ queryKey: ['insight', base, id], queryFn: () => api<InsightJson>(`${base}/insights/${id}/`) })
   return <Loadable query={insight}>{(i) => <InsightEditor key={i.id} insight={i} />}</Loadable>
-}
-
-/** Event names for the pickers: the event definitions, else (none yet, or no answer) the names among the newest events. */
-function useEventNames(base: string): string[] {
-  const q = useQuery({
-    queryKey: ['event-names', base],
-    queryFn: async () => {
-      try {
-        const names = (await api<ListJson<{ name: string }>>(`${base}/event_definitions/?limit=500`)).results.map((d) => d.name)
-        if (names.length > 0) return names
-      } catch {
-        // Answered below from the newest events.
-      }
-      return [...new Set((await api<EventListJson>(`${base}/events/?limit=500`)).results.map((e) => e.event))]
-    },
-  })
-  return q.data ?? []
 }
 
 function InsightEditor({ insight }: { insight: InsightJson | null }) {

@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { Card, Field } from '../ui.tsx'
+import { GoalPicker } from './goal-picker.tsx'
 import { DATE_OPTIONS, filterText, toggleFilter, type WebFilter, type WebState } from './web-filters.ts'
 
 const TYPE_LABEL: Record<WebFilter['type'], string> = { event: 'Event', session: 'Session', person: 'Person' }
@@ -25,6 +26,7 @@ export function FilterBar({ state, onChange }: { state: WebState; onChange: (s: 
           <input type="checkbox" checked={state.filterTestAccounts} onChange={(e) => onChange({ ...state, filterTestAccounts: e.target.checked })} />
           Exclude test accounts
         </label>
+        <GoalPicker goal={state.goal} onChange={(goal) => onChange({ ...state, goal })} />
       </div>
       <form
         className="row web-controls"

@@ -8,7 +8,10 @@ import { overviewQuery, type WebState } from './web-filters.ts'
 interface OverviewItem { key: string; value?: number | null; previous?: number | null; kind: 'unit' | 'duration_s' | 'percentage' | 'currency'; changeFromPreviousPct?: number | null; isIncreaseBad?: boolean | null }
 
 /** The tiles' titles for PostHog's item keys (others show their key). */
-const TITLES: Record<string, string> = { visitors: 'Visitors', views: 'Page views', sessions: 'Sessions', 'session duration': 'Session duration', 'bounce rate': 'Bounce rate' }
+const TITLES: Record<string, string> = {
+  visitors: 'Visitors', views: 'Page views', sessions: 'Sessions', 'session duration': 'Session duration', 'bounce rate': 'Bounce rate',
+  'total conversions': 'Total conversions', 'unique conversions': 'Unique conversions', 'conversion rate': 'Conversion rate',
+}
 
 /** A value as its kind reads: counts, durations ("3m 20s"), percentages (already ×100, as PostHog sends them). */
 export function formatItem(kind: OverviewItem['kind'], v: number | null | undefined): string {
@@ -43,7 +46,7 @@ function Tile({ item, compare }: { item: OverviewItem; compare: boolean }) {
   )
 }
 
-/** Visitors, views, sessions, session duration and bounce rate, with the previous period. */
+/** Visitors, views, sessions, session duration and bounce rate (or, with a goal, its conversions), with the previous period. */
 export function OverviewTiles({ state }: { state: WebState }) {
   const { base } = useSession()
   const result = useQueryResult(base, overviewQuery(state))

@@ -11,11 +11,25 @@ type Json = Record<string, unknown>
  */
 export interface WebFilter { key: string; type: 'event' | 'session' | 'person'; operator: 'exact' | 'is_not_set' | 'regex'; value: string[] }
 
+/** PostHog's `conversionGoal` of the overview: an action, or a custom event's name. */
+export type WebGoal = { actionId: number } | { customEventName: string }
+
 export interface WebState {
   dateFrom: string
   compare: boolean
   filterTestAccounts: boolean
   filters: WebFilter[]
+  goal: WebGoal | null
+}
+
+/** A goal as one text (`action:12`, `event:signed up`; '' for none): the picker's value and the address bar's. */
+export const goalValue = (g: WebGoal | null): string => (g === null ? '' : 'actionId' in g ? `action:${g.actionId}` : `event:${g.customEventName}`)
+
+/** The goal a `goalValue` text stands for; null for none or anything unreadable. */
+export function goalOf(value: string | null): WebGoal | null {
+  const action = /^action:(\d+)$/.exec(value ?? '')
+  if (action) return { actionId: Number(action[1]) }
+  return value?.startsWith('event:') && value.length > 'event:'.length ? { customEventName: value.slice('event:'.length) } : null
 }
 
 /** PostHog's date options of the web analytics page (its default is the last 7 days). */
@@ -24,7 +38,7 @@ export const DATE_OPTIONS: [string, string][] = [
   ['-30d', 'Last 30 days'], ['-90d', 'Last 90 days'], ['-180d', 'Last 180 days'],
 ]
 
-export const DEFAULT_STATE: WebState = { dateFrom: '-7d', compare: true, filterTestAccounts: false, filters: [] }
+export const DEFAULT_STATE: WebState = { dateFrom: '-7d', compare: true, filterTestAccounts: false, filters: [], goal: null }
 
 const FILTER_TYPES = new Set(['event', 'session', 'person'])
 const OPERATORS = new Set(['exact', 'is_not_set', 'regex'])
@@ -48,6 +62,7 @@ export function readState(search: string): WebState {
     compare: q.get('compare') !== 'false',
     filterTestAccounts: q.get('filter_test_accounts') === 'true',
     filters,
+    goal: goalOf(q.get('goal')),
   }
 }
 
@@ -58,6 +73,7 @@ export function writeState(s: WebState): string {
   if (!s.compare) q.set('compare', 'false')
   if (s.filterTestAccounts) q.set('filter_test_accounts', 'true')
   if (s.filters.length) q.set('filters', JSON.stringify(s.filters))
+  if (s.goal) q.set('goal', goalValue(s.goal))
   const text = q.toString()
   return text ? `?${text}` : ''
 }
@@ -96,9 +112,9 @@ const base = (s: WebState) => ({
   filterTestAccounts: s.filterTestAccounts,
 })
 
-/** The overview tiles' query. */
+/** The overview tiles' query: with a goal, PostHog's conversion tiles (visitors, conversions, rate). */
 export function overviewQuery(s: WebState): Json {
-  return { kind: 'WebOverviewQuery', ...base(s), compareFilter: { compare: s.compare } }
+  return { kind: 'WebOverviewQuery', ...base(s), compareFilter: { compare: s.compare }, ...(s.goal ? { conversionGoal: s.goal } : {}) }
 }
 
 /** One breakdown table's query. */

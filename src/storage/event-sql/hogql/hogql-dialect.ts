@@ -1,5 +1,6 @@
 import type { HogQLExpr, IntervalUnit } from '../../../domain/hogql/hogql-ast.ts'
 import type { HogQLFunctionName } from '../../../domain/hogql/hogql-functions.ts'
+import type { EventDialect } from '../event-dialect.ts'
 import type { SqlParams } from '../sql-params.ts'
 import type { ExprScope, Typed } from './hogql-sql-types.ts'
 
@@ -56,6 +57,8 @@ export interface HogQLDialect {
   eventsRelation(alias: string, projectId: number, params: SqlParams, needs: { person: boolean }): string
   /** The project's persons (after merges) from their events: `id`, `created_at`, and their newest properties. */
   personsRelation(alias: string, projectId: number, params: SqlParams): string
+  /** The same engine's event-SQL dialect: plans of the domain (the sessions of `sessionsPlan`) compiled into a HogQL statement. */
+  readonly events: EventDialect
   /** A key (path) of a property bag: `column` of the events relation or persons relation aliased `alias`. */
   property(alias: string, bag: 'properties' | 'person_properties', keys: readonly string[], params: SqlParams): string
   /** Whether a key (path) of a property bag is present (JSON null included). */

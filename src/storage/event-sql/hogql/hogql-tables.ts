@@ -1,6 +1,7 @@
 import { hogqlError } from '../../../domain/hogql/hogql-error.ts'
 import type { SqlParams } from '../sql-params.ts'
 import type { HogQLDialect } from './hogql-dialect.ts'
+import { SESSIONS, sessionOfEvent, withSessions } from './hogql-sessions.ts'
 import type { HType, Typed } from './hogql-sql-types.ts'
 
 /** A table a SELECT reads: one of HOGQL_TABLES, or a subquery with its columns. */
@@ -14,6 +15,8 @@ export interface TableRef {
   columns: Map<string, HType>
   /** Whether a field read the effective person id (the override join is added only then). */
   needsPerson: boolean
+  /** The session columns its fields read (`sessions`, `events.session.*`): only those are computed. */
+  sessionColumns: Set<string>
 }
 
 /** What a field or relation is written with. */
@@ -26,7 +29,7 @@ export interface TableContext {
 /**
  * A table HogQL queries may read. Each is a relation of the project's own rows (the project filter is
  * the table's, whatever the query says), its fields typed, `SELECT *` its `star` fields. A new table
- * (sessions, groups) is one more entry of HOGQL_TABLES.
+ * (groups) is one more entry of HOGQL_TABLES.
  */
 export interface HogQLTable {
   star: readonly string[]
@@ -54,7 +57,7 @@ function leafOf(chain: readonly string[]) {
 
 const EVENTS_FIELDS: Record<string, HType> = {
   uuid: 'string', event: 'string', distinct_id: 'string', properties: 'string', elements_chain: 'string', timestamp: 'datetime', created_at: 'datetime',
-  person_id: 'string', person: 'unknown', $session_id: 'json', $window_id: 'json', $group_0: 'string', $group_1: 'string', $group_2: 'string', $group_3: 'string', $group_4: 'string',
+  person_id: 'string', person: 'unknown', session: 'unknown', $session_id: 'json', $window_id: 'json', $group_0: 'string', $group_1: 'string', $group_2: 'string', $group_3: 'string', $group_4: 'string',
 }
 
 /**
@@ -92,12 +95,14 @@ const EVENTS: HogQLTable = {
         return leaf({ sql: c.dialect.idText(col('__person_id')), type: 'string' })
       case 'person':
         return personOfEvent(ref, chain, c)
+      case 'session':
+        return sessionOfEvent(ref, chain, c)
     }
     const group = /^\$group_([0-4])$/.exec(head ?? '')
     if (group) return leaf({ sql: col(`group_${group[1]}`), type: 'string' })
     throw hogqlError(`Unknown field "${chain.join('.')}" on events: fields are ${Object.keys(EVENTS_FIELDS).join(', ')}.`)
   },
-  relation: (ref, c) => c.dialect.eventsRelation(ref.sqlAlias, c.projectId, c.params, { person: ref.needsPerson }),
+  relation: (ref, c) => withSessions((alias) => c.dialect.eventsRelation(alias, c.projectId, c.params, { person: ref.needsPerson }), ref, c),
 }
 
 function personOfEvent(ref: TableRef, chain: readonly string[], c: TableContext): Typed {
@@ -144,4 +149,5 @@ const PERSONS: HogQLTable = {
 export const HOGQL_TABLES: ReadonlyMap<string, HogQLTable> = new Map([
   ['events', EVENTS],
   ['persons', PERSONS],
+  ['sessions', SESSIONS],
 ])

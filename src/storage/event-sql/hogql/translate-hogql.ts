@@ -112,10 +112,10 @@ function fromItem(f: FromItem, t: Translation): TableRef {
   if (f.kind === 'table') {
     const table = HOGQL_TABLES.get(f.name)
     if (!table) throw hogqlError(`Unknown table "${f.name}" (tables: ${[...HOGQL_TABLES.keys()].join(', ')}).`)
-    return { name: f.alias ?? f.name, sqlAlias, table, columns: new Map(Object.entries(table.fields)), needsPerson: false }
+    return { name: f.alias ?? f.name, sqlAlias, table, columns: new Map(Object.entries(table.fields)), needsPerson: false, sessionColumns: new Set() }
   }
   // Columns are filled when the subquery is translated (subqueryOf).
-  return { name: f.alias ?? sqlAlias, sqlAlias, columns: new Map(), needsPerson: false }
+  return { name: f.alias ?? sqlAlias, sqlAlias, columns: new Map(), needsPerson: false, sessionColumns: new Set() }
 }
 
 function subqueryOf(f: Extract<FromItem, { kind: 'subquery' }>, t: Translation, table: TableRef): string {
