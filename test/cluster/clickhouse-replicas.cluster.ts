@@ -5,6 +5,9 @@ import { clickHouseReplicas, hasZooKeeper, privateZooKeeper } from '../helpers/z
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { postQuery } from '../helpers/query-data.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
+import { eventRow } from '../../src/storage/clickhouse/clickhouse-event-store.ts'
+import { MIGRATIONS } from '../../src/app/create-adapters.ts'
 
 const skip = !hasZooKeeper ? 'zookeeper is not installed (apt-get install zookeeper)' : (clickHouseSkipReason() ?? false)
 const DATABASE = 'tally_replicated'
@@ -72,14 +75,29 @@ test('TALLY_CLICKHOUSE_CLUSTER: two processes migrate 2 replicas at once (Replic
   assert.equal(del.statusCode, 202, del.body)
   for (const replica of [r1!, r2!]) assert.equal(await on(replica, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'gone'`), '0', `GDPR delete on ${replica.url}`)
 
+  // An insert whose answer was lost is sent again whole, perhaps to the other replica: the same rows are the
+  // same block, which the replicated table drops by its hash (on top of the event store's uuid lookup).
+  const rows = Array.from({ length: 5 }, (_, i) =>
+    eventRow({ uuid: crypto.randomUUID(), projectId: app!.projectId, event: 'signup', distinctId: 'retried', properties: JSON.stringify({ i, $session_id: 's' }), elementsChain: '', timestamp: new Date(), createdAt: new Date(), personId: null }),
+  )
+  for (const replica of [r1!, r2!]) {
+    const ch = await openClickHouse(`${replica.url}/${DATABASE}`, MIGRATIONS.clickhouse, { cluster: 'tally' })
+    await ch.insert('events', rows)
+    await ch.close()
+  }
+  // r2 stored its insert itself (or dropped it): 10 would be a second copy. The totals below catch one arriving late.
+  assert.equal(await on(r2!, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'retried'`), '5')
+  await until(() => on(r1!, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'retried'`), '5')
+  await until(() => trendsTotal(app!), 35)
+
   // The first replica dies: capture and queries go on through the second.
   await r1!.kill9()
   await capture(app!, 'keep', 25)
-  await until(() => trendsTotal(app!), 55)
-  assert.equal(await on(r2!, `SELECT count() FROM ${DATABASE}.events`), '55')
+  await until(() => trendsTotal(app!), 60)
+  assert.equal(await on(r2!, `SELECT count() FROM ${DATABASE}.events`), '60')
 
   // Back, it fetches what it missed from the other replica.
   await r1!.start()
-  await until(() => on(r1!, `SELECT count() FROM ${DATABASE}.events`), '55')
+  await until(() => on(r1!, `SELECT count() FROM ${DATABASE}.events`), '60')
   assert.equal(await on(r1!, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'gone'`), '0')
 })
