@@ -101,3 +101,15 @@ test('TALLY_CLICKHOUSE_CLUSTER: two processes migrate 2 replicas at once (Replic
   await until(() => on(r1!, `SELECT count() FROM ${DATABASE}.events`), '60')
   assert.equal(await on(r1!, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'gone'`), '0')
 })
+
+test('TALLY_CLICKHOUSE_URL as a list of replicas and TALLY_CLICKHOUSE_CLUSTER are checked at start', async () => {
+  const { loadConfig } = await import('../../src/config/load-config.ts')
+  const replicas = 'http://default:@ch1:8123/tally, http://default:@ch2:8123/tally'
+  const c = loadConfig({}, { TALLY_CLICKHOUSE_URL: replicas, TALLY_CLICKHOUSE_CLUSTER: 'tally' })
+  assert.equal(c.storage.clickhouseCluster, 'tally')
+  assert.equal(loadConfig({}, { TALLY_CLICKHOUSE_URL: replicas }).storage.clickhouseCluster, null)
+  assert.throws(() => loadConfig({}, { TALLY_CLICKHOUSE_URL: 'http://ch1:8123/tally,http://ch2:8123/other' }), /TALLY_CLICKHOUSE_URL .*same database/)
+  assert.throws(() => loadConfig({}, { TALLY_CLICKHOUSE_URL: 'http://ch1:8123/tally,nats://ch2:4222' }), /TALLY_CLICKHOUSE_URL/)
+  assert.throws(() => loadConfig({}, { TALLY_CLICKHOUSE_CLUSTER: 'tally' }), /TALLY_CLICKHOUSE_CLUSTER needs TALLY_CLICKHOUSE_URL/)
+  assert.throws(() => loadConfig({}, { TALLY_CLICKHOUSE_URL: replicas, TALLY_CLICKHOUSE_CLUSTER: "x' ON" }), /TALLY_CLICKHOUSE_CLUSTER must be a cluster name/)
+})
