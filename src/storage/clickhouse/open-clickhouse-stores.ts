@@ -46,7 +46,7 @@ export interface ClickHouseStores {
 export async function openClickHouseStores(
   url: string,
   migrationsDir: string,
-  opts: { dedupWindow?: number; queryConcurrency: number; queryThreads?: number; cluster?: string | null },
+  opts: { dedupWindow?: number; queryConcurrency: number; queryThreads?: number; queryMemoryLimit?: { text: string; bytes: number } | null; cluster?: string | null },
 ): Promise<ClickHouseStores> {
   const ch = await openClickHouse(url, migrationsDir, { maxConnections: opts.queryConcurrency + 6, cluster: opts.cluster })
   const events = await createClickHouseEventStore(ch, { dedupWindow: opts.dedupWindow })
@@ -59,7 +59,7 @@ export async function openClickHouseStores(
       personOverrides: createClickHousePersonOverrideStore(ch),
       personEvents: createClickHousePersonEventStore(ch),
       actionEvents: createClickHouseActionReads(ch),
-      queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency, threads: opts.queryThreads }),
+      queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency, threads: opts.queryThreads, memoryLimit: opts.queryMemoryLimit ?? null }),
       eventRetention: createClickHouseEventRetention(ch),
     },
     clickhouse: ch,
