@@ -8,6 +8,7 @@ import { eventually } from '../helpers/eventually.ts'
 import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
 import { eventRow } from '../../src/storage/clickhouse/clickhouse-event-store.ts'
 import { MIGRATIONS } from '../../src/app/create-adapters.ts'
+import { createClickHouseEventRetention } from '../../src/storage/clickhouse/clickhouse-event-retention.ts'
 
 const skip = !hasZooKeeper ? 'zookeeper is not installed (apt-get install zookeeper)' : (clickHouseSkipReason() ?? false)
 const DATABASE = 'tally_replicated'
@@ -77,9 +78,9 @@ test('TALLY_CLICKHOUSE_CLUSTER: two processes migrate 2 replicas at once (Replic
 
   // An insert whose answer was lost is sent again whole, perhaps to the other replica: the same rows are the
   // same block, which the replicated table drops by its hash (on top of the event store's uuid lookup).
-  const rows = Array.from({ length: 5 }, (_, i) =>
-    eventRow({ uuid: crypto.randomUUID(), projectId: app!.projectId, event: 'signup', distinctId: 'retried', properties: JSON.stringify({ i, $session_id: 's' }), elementsChain: '', timestamp: new Date(), createdAt: new Date(), personId: null }),
-  )
+  const row = (distinctId: string, i: number, timestamp: Date) =>
+    eventRow({ uuid: crypto.randomUUID(), projectId: app!.projectId, event: 'signup', distinctId, properties: JSON.stringify({ i, $session_id: 's' }), elementsChain: '', timestamp, createdAt: new Date(), personId: null })
+  const rows = Array.from({ length: 5 }, (_, i) => row('retried', i, new Date()))
   for (const replica of [r1!, r2!]) {
     const ch = await openClickHouse(`${replica.url}/${DATABASE}`, MIGRATIONS.clickhouse, { cluster: 'tally' })
     await ch.insert('events', rows)
@@ -89,6 +90,16 @@ test('TALLY_CLICKHOUSE_CLUSTER: two processes migrate 2 replicas at once (Replic
   assert.equal(await on(r2!, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'retried'`), '5')
   await until(() => on(r1!, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'retried'`), '5')
   await until(() => trendsTotal(app!), 35)
+
+  // Retention drops a whole old month (DROP PARTITION) and deletes the rest (a mutation): gone from both replicas.
+  const both = await openClickHouse(`${r2!.url}/${DATABASE},${r1!.url}/${DATABASE}`, MIGRATIONS.clickhouse, { cluster: 'tally' })
+  t.after(() => both.close())
+  await both.insert('events', [...[1, 2, 3].map((i) => row('old', i, new Date('2024-01-15T10:00:00Z'))), row('old', 4, new Date('2024-02-20T10:00:00Z'))])
+  const oldOn = (replica: PrivateClickHouse) => on(replica, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'old'`)
+  for (const replica of [r1!, r2!]) await until(() => oldOn(replica), '4')
+  const step = await createClickHouseEventRetention(both).deleteBefore(app!.projectId, new Date('2024-02-25T00:00:00Z'), 10_000)
+  assert.equal(step.events, 4)
+  for (const replica of [r1!, r2!]) await until(() => oldOn(replica), '0')
 
   // The first replica dies: capture and queries go on through the second.
   await r1!.kill9()
