@@ -110,6 +110,7 @@ export async function createAdapters(
         dedupWindow: config.storage.dedupWindowEvents,
         queryConcurrency: config.query?.concurrency ?? 4,
         queryThreads: config.query?.threads,
+        cluster: config.storage.clickhouseCluster,
         queryMemoryLimit: memoryLimit(config.storage.clickhouseQueryMemoryLimit),
       })
       const queue = await openQueueUnless(parts.queue === false, config, parts.logger).catch(async (err: unknown) => {

@@ -15,9 +15,15 @@ export interface Config {
     /**
      * `TALLY_CLICKHOUSE_URL` (`http://user:password@host:8123/database`): events, dead letters, person
      * overrides and event queries on that ClickHouse server (the database is created when missing)
-     * instead of embedded DuckDB. Metadata stays where `metadataUrl` puts it.
+     * instead of embedded DuckDB. Metadata stays where `metadataUrl` puts it. A comma list names the
+     * replicas of a cluster, all with the same database: requests go to one that answers.
      */
     readonly clickhouseUrl: string | null
+    /**
+     * `TALLY_CLICKHOUSE_CLUSTER`: the cluster (the servers' `remote_servers`) whose replicas hold the
+     * tables: Replicated*MergeTree, migrations ON CLUSTER (docs/clickhouse.md, "Replicas"). Null: one server.
+     */
+    readonly clickhouseCluster: string | null
     readonly queueSegmentBytes: number
     /** Unprocessed bytes the event queue may hold; past it capture answers 503 with Retry-After. */
     readonly queueMaxBacklogBytes: number
@@ -260,6 +266,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       dataDir: path.resolve(flags.dataDir ?? env.TALLY_DATA_DIR ?? './.tally'),
       metadataUrl: env.TALLY_DATABASE_URL || null,
       clickhouseUrl: env.TALLY_CLICKHOUSE_URL || null,
+      clickhouseCluster: env.TALLY_CLICKHOUSE_CLUSTER || null,
       // The event queue starts a new segment file past this size (fully acknowledged ones are deleted).
       queueSegmentBytes: int('TALLY_QUEUE_SEGMENT_BYTES', env.TALLY_QUEUE_SEGMENT_BYTES, 64 * 1024 * 1024, 1024),
       // Accepted but not yet processed: past it capture answers 503 + Retry-After (the SDKs retry).
@@ -391,8 +398,12 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   for (const [name, size] of sizes) {
     if (size !== null && sizeBytes(size!) === null) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
   }
-  if (config.storage.clickhouseUrl && !validClickHouseUrl(config.storage.clickhouseUrl)) {
-    problems.push('TALLY_CLICKHOUSE_URL must be an http:// or https:// URL naming at most one database, e.g. http://default:@127.0.0.1:8123/tally')
+  if (config.storage.clickhouseUrl && !validClickHouseUrls(config.storage.clickhouseUrl)) {
+    problems.push('TALLY_CLICKHOUSE_URL must be an http:// or https:// URL naming at most one database, e.g. http://default:@127.0.0.1:8123/tally, or a comma list of such URLs (replicas) naming the same database')
+  }
+  if (config.storage.clickhouseCluster !== null) {
+    if (!config.storage.clickhouseUrl) problems.push('TALLY_CLICKHOUSE_CLUSTER needs TALLY_CLICKHOUSE_URL (the replicas, or a load balancer in front of them)')
+    if (!/^[A-Za-z0-9_.-]+$/.test(config.storage.clickhouseCluster)) problems.push(`TALLY_CLICKHOUSE_CLUSTER must be a cluster name of the servers' remote_servers (letters, digits, _ . -), got "${config.storage.clickhouseCluster}"`)
   }
   if (config.storage.metadataUrl && !/^postgres(ql)?:\/\//.test(config.storage.metadataUrl)) {
     problems.push('TALLY_DATABASE_URL must be a postgres:// URL')
@@ -437,14 +448,20 @@ function deepFreeze<T>(o: T): T {
   return o
 }
 
-/** An http(s) URL whose path is empty or one database name. */
-function validClickHouseUrl(url: string): boolean {
-  try {
-    const u = new URL(url)
-    return (u.protocol === 'http:' || u.protocol === 'https:') && /^\/?[^/]*\/?$/.test(u.pathname)
-  } catch {
-    return false
+/** http(s) URLs (a comma list) whose paths are empty or one database name, the same in each. */
+function validClickHouseUrls(urls: string): boolean {
+  const list = urls.split(',').map((u) => u.trim())
+  const databases = new Set<string>()
+  for (const url of list) {
+    try {
+      const u = new URL(url)
+      if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !/^\/?[^/]*\/?$/.test(u.pathname)) return false
+      databases.add(u.pathname.replace(/\//g, '') || 'default')
+    } catch {
+      return false
+    }
   }
+  return databases.size === 1
 }
 
 /** Bytes of a size setting (`512MB`: kB, MB, GB in powers of 1,000, as DuckDB reads them), or null when it is not one. */

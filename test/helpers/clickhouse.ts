@@ -115,6 +115,8 @@ export interface PrivateClickHouse {
   url: string
   /** Stops the server (SIGTERM, waits for its exit); the data stays. */
   stop(): Promise<void>
+  /** `kill -9`: no shutdown at all (the data stays); resolves once the process is gone. */
+  kill9(): Promise<void>
   /** Starts it again (resolves once it answers /ping). */
   start(): Promise<void>
   /** Stops it and removes its data dir. */
@@ -123,13 +125,21 @@ export interface PrivateClickHouse {
   pid(): number | null
 }
 
+/** Options of a private server: fixed ports (a cluster's replicas name each other's) and more config. */
+export interface PrivateClickHouseOptions {
+  httpPort?: number
+  tcpPort?: number
+  /** XML elements added inside `<yandex>` (ZooKeeper, macros, remote_servers...). */
+  extraConfig?: string
+}
+
 /** Starts a private clickhouse-server (random loopback ports, its own config, a data dir under os.tmpdir()). */
-export async function privateClickHouse(): Promise<PrivateClickHouse> {
+export async function privateClickHouse(opts: PrivateClickHouseOptions = {}): Promise<PrivateClickHouse> {
   if (!SERVER_BINARY) throw new Error('clickhouse-server is not installed')
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-clickhouse-'))
-  const [http, tcp] = [await freePort(), await freePort()]
+  const [http, tcp] = [opts.httpPort ?? (await freePort()), opts.tcpPort ?? (await freePort())]
   const config = path.join(dir, 'config.xml')
-  await writeFile(config, serverConfig(dir, http, tcp))
+  await writeFile(config, serverConfig(dir, http, tcp, opts.extraConfig))
   await writeFile(path.join(dir, 'users.xml'), USERS)
   let proc: ChildProcess | null = null
   async function start(): Promise<void> {
@@ -157,11 +167,20 @@ export async function privateClickHouse(): Promise<PrivateClickHouse> {
     await exited
     clearTimeout(timer)
   }
+  async function kill9(): Promise<void> {
+    const p = proc
+    proc = null
+    if (!p || p.exitCode !== null) return
+    const exited = new Promise((r) => p.once('exit', r))
+    p.kill('SIGKILL')
+    await exited
+  }
   await start()
   return {
     url: `http://default:@127.0.0.1:${http}`,
     start,
     stop,
+    kill9,
     pid: () => proc?.pid ?? null,
     async destroy() {
       await stop()
@@ -171,7 +190,7 @@ export async function privateClickHouse(): Promise<PrivateClickHouse> {
 }
 
 /** A minimal config: loopback only, the given ports, everything under `dir`, UTC, warnings to stderr. */
-export function serverConfig(dir: string, httpPort: number, tcpPort: number): string {
+export function serverConfig(dir: string, httpPort: number, tcpPort: number, extraConfig = ''): string {
   return `<?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><console>1</console></logger>
@@ -187,7 +206,7 @@ export function serverConfig(dir: string, httpPort: number, tcpPort: number): st
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <timezone>UTC</timezone>
-  <max_concurrent_queries>100</max_concurrent_queries>
+  <max_concurrent_queries>100</max_concurrent_queries>${extraConfig}
 </yandex>
 `
 }

@@ -38,16 +38,17 @@ export interface ClickHouseStores {
 }
 
 /**
- * Every event-side port on one ClickHouse database (TALLY_CLICKHOUSE_URL), migrated. The HTTP
+ * Every event-side port on one ClickHouse database (TALLY_CLICKHOUSE_URL: one server, or the replicas of
+ * TALLY_CLICKHOUSE_CLUSTER), migrated. The HTTP
  * connections are shared: queries get `queryConcurrency` of them at most (the engine's own limit),
  * ingestion, reads and the readiness check the rest.
  */
 export async function openClickHouseStores(
   url: string,
   migrationsDir: string,
-  opts: { dedupWindow?: number; queryConcurrency: number; queryThreads?: number; queryMemoryLimit?: { text: string; bytes: number } | null },
+  opts: { dedupWindow?: number; queryConcurrency: number; queryThreads?: number; queryMemoryLimit?: { text: string; bytes: number } | null; cluster?: string | null },
 ): Promise<ClickHouseStores> {
-  const ch = await openClickHouse(url, migrationsDir, { maxConnections: opts.queryConcurrency + 6 })
+  const ch = await openClickHouse(url, migrationsDir, { maxConnections: opts.queryConcurrency + 6, cluster: opts.cluster })
   const events = await createClickHouseEventStore(ch, { dedupWindow: opts.dedupWindow })
   return {
     stores: {

@@ -4,6 +4,9 @@ import path from 'node:path'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
 import { markClickHouseTransience } from './clickhouse-errors.ts'
 import { stringLiteral } from './clickhouse-literals.ts'
+import { clusterStatement, createDatabaseStatement, ddlAlreadyDone } from './open-clickhouse-cluster.ts'
+import { clickHouseReplicas, replicaUnavailable, type ClickHouseReplicas } from './open-clickhouse-replicas.ts'
+import { parseClickHouseUrls } from './open-clickhouse-url.ts'
 
 /** A database on a ClickHouse server, as the event-side adapters use it. */
 export interface ClickHouse {
@@ -37,18 +40,25 @@ export interface QueryOptions {
 }
 
 export interface ClickHouseOptions {
-  /** Simultaneous HTTP connections to the server (queries, inserts, pings). */
+  /** Simultaneous HTTP connections to each server (queries, inserts, pings). */
   maxConnections?: number
   /** How long one request may take before the client gives up (ms). */
   requestTimeoutMs?: number
+  /**
+   * TALLY_CLICKHOUSE_CLUSTER: the cluster (`remote_servers`) whose replicas hold the tables. The
+   * tables are Replicated*MergeTree and the migrations run ON CLUSTER (open-clickhouse-cluster.ts).
+   */
+  cluster?: string | null
 }
 
 /**
- * Connects to `url` (`http://user:password@host:8123/database`), creates the database when it is
- * missing and applies the numbered migrations of `migrationsDir` not applied yet.
+ * Connects to `url` (`http://user:password@host:8123/database`, or a comma list of a cluster's
+ * replicas: open-clickhouse-url.ts), creates the database when it is missing and applies the
+ * numbered migrations of `migrationsDir` not applied yet.
  */
 export async function openClickHouse(url: string, migrationsDir: string, opts: ClickHouseOptions = {}): Promise<ClickHouse> {
-  const { base, database } = splitUrl(url)
+  const { bases, database } = parseClickHouseUrls(url)
+  const cluster = opts.cluster || null
   const common = {
     request_timeout: opts.requestTimeoutMs ?? 300_000,
     max_open_connections: opts.maxConnections ?? 10,
@@ -57,79 +67,66 @@ export async function openClickHouse(url: string, migrationsDir: string, opts: C
     // Failures reach the caller as errors (logged by Tally where handled), not as the client's own lines.
     log: { level: ClickHouseLogLevel.OFF },
   }
-  const admin = createClient({ url: base, database: 'default', ...common })
+  const admin = clickHouseReplicas(bases.map((base) => createClient({ url: base, database: 'default', ...common })))
   try {
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${identifier(database)}` })
+    await admin.run((c) => c.command({ query: createDatabaseStatement(database, cluster) }))
   } catch (err) {
-    throw markClickHouseTransience(err)
+    if (!ddlAlreadyDone(err)) throw markClickHouseTransience(err)
   } finally {
     await admin.close()
   }
-  const client = createClient({ url: base, database, ...common })
-  const ch = wrap(client, database)
+  const replicas = clickHouseReplicas(bases.map((base) => createClient({ url: base, database, ...common })))
+  const ch = wrap(replicas, database)
   try {
-    await runClickHouseMigrations(ch, migrationsDir)
+    await runClickHouseMigrations(ch, migrationsDir, cluster)
   } catch (err) {
-    await client.close()
+    await replicas.close()
     throw err
   }
   return ch
 }
 
-/** The URL without its path (the database), and the database (`default` when none is given). */
-export function splitUrl(url: string): { base: string; database: string } {
-  const u = new URL(url)
-  const database = decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, '')) || 'default'
-  u.pathname = '/'
-  return { base: u.toString().replace(/\/$/, ''), database }
-}
+export { identifier, splitUrl } from './open-clickhouse-url.ts'
 
-/** A database or table name, back-quoted (ClickHouse escapes a back quote with a backslash). */
-export function identifier(name: string): string {
-  return '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`'
-}
-
-function wrap(client: ClickHouseClient, database: string): ClickHouse {
-  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+function wrap(replicas: ClickHouseReplicas, database: string): ClickHouse {
+  /** `op` on a live replica (failover: open-clickhouse-replicas.ts), its failure marked transient or not. */
+  const guard = async <T>(op: (client: ClickHouseClient) => Promise<T>, signal?: AbortSignal): Promise<T> => {
     try {
-      return await run()
+      return await replicas.run(op, signal)
     } catch (err) {
+      throw markClickHouseTransience(err)
+    }
+  }
+  const select = (client: ClickHouseClient, sql: string, o: QueryOptions) =>
+    client.query({ query: sql, format: 'JSON', clickhouse_settings: o.settings, query_id: o.queryId, abort_signal: o.signal })
+  /** Mutations of `table` not done yet on `client`'s replica (0 for a replica of several that cannot be reached). */
+  const pendingMutations = async (client: ClickHouseClient, table: string): Promise<number> => {
+    try {
+      const rs = await select(client, `SELECT count() AS n FROM system.mutations WHERE database = ${stringLiteral(database)} AND table = ${stringLiteral(table)} AND is_done = 0`, {})
+      return Number((await rs.json<{ n: string }>()).data[0]?.n ?? 0)
+    } catch (err) {
+      // A replica that is down applies the mutation from ZooKeeper's log when it is back.
+      if (replicas.clients.length > 1 && replicaUnavailable(err)) return 0
       throw markClickHouseTransience(err)
     }
   }
   const ch: ClickHouse = {
     database,
-    query: <R>(sql: string, o: QueryOptions = {}) =>
-      guard(async () => {
-        const rs = await client.query({
-          query: sql,
-          format: 'JSON',
-          clickhouse_settings: o.settings,
-          query_id: o.queryId,
-          abort_signal: o.signal,
-        })
-        return (await rs.json<R>()).data
-      }),
+    query: <R>(sql: string, o: QueryOptions = {}) => guard(async (client) => (await (await select(client, sql, o)).json<R>()).data, o.signal),
     queryWithMeta: (sql, o = {}) =>
-      guard(async () => {
-        const rs = await client.query({
-          query: sql,
-          format: 'JSON',
-          clickhouse_settings: o.settings,
-          query_id: o.queryId,
-          abort_signal: o.signal,
-        })
-        const r = await rs.json<Record<string, unknown>>()
+      guard(async (client) => {
+        const r = await (await select(client, sql, o)).json<Record<string, unknown>>()
         return { meta: r.meta ?? [], data: r.data }
-      }),
+      }, o.signal),
     async *stream<R>(sql: string, o: QueryOptions & { queryId: string }): AsyncIterable<R[]> {
       const abort = new AbortController()
       const stop = () => abort.abort(o.signal?.reason)
       o.signal?.addEventListener('abort', stop, { once: true })
       let done = false
       try {
-        const rs = await guard(() =>
-          client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: o.settings, query_id: o.queryId, abort_signal: abort.signal }),
+        const rs = await guard(
+          (client) => client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: o.settings, query_id: o.queryId, abort_signal: abort.signal }),
+          abort.signal,
         )
         for await (const rows of rs.stream<R>()) {
           o.signal?.throwIfAborted()
@@ -147,33 +144,35 @@ function wrap(client: ClickHouseClient, database: string): ClickHouse {
       }
     },
     exec: (sql, o = {}) =>
-      guard(async () => {
+      guard(async (client) => {
         await client.command({ query: sql, clickhouse_settings: o.settings, query_id: o.queryId, abort_signal: o.signal })
-      }),
+      }, o.signal),
     insert: (table, rows) =>
-      guard(async () => {
+      guard(async (client) => {
         if (rows.length === 0) return
         await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' })
       }),
+    // On a cluster: until every replica that answers has applied them (a GDPR delete is gone from all).
     async awaitMutations(table, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs
       for (;;) {
-        const rows = await ch.query<{ n: string }>(
-          `SELECT count() AS n FROM system.mutations WHERE database = ${stringLiteral(database)} AND table = ${stringLiteral(table)} AND is_done = 0`,
-        )
-        if (Number(rows[0]?.n ?? 0) === 0) return
+        const pending = await Promise.all(replicas.clients.map((client) => pendingMutations(client, table)))
+        if (pending.every((n) => n === 0)) return
         if (Date.now() > deadline) throw Object.assign(new Error(`ClickHouse mutation on ${table} not done after ${timeoutMs} ms`), { transient: true })
         await new Promise((r) => setTimeout(r, 20))
       }
     },
+    // Sent to every replica of several: the query runs on the one that answered when it started.
     async kill(queryId) {
-      await guard(() => client.command({ query: `KILL QUERY WHERE query_id = ${stringLiteral(queryId)} ASYNC` }))
+      const kill = (client: ClickHouseClient) => client.command({ query: `KILL QUERY WHERE query_id = ${stringLiteral(queryId)} ASYNC` })
+      if (replicas.clients.length === 1) return guard(async (client) => void (await kill(client)))
+      await Promise.all(replicas.clients.map((client) => kill(client).catch(() => undefined)))
     },
     async ping() {
       // client.ping() resolves { success: false } instead of throwing: a query says more.
       await ch.query('SELECT 1')
     },
-    close: () => client.close(),
+    close: () => replicas.close(),
   }
   return ch
 }
@@ -181,10 +180,19 @@ function wrap(client: ClickHouseClient, database: string): ClickHouse {
 /**
  * Applies the numbered `.sql` files of `dir` not recorded in `_migrations`, in order, statement by
  * statement (ClickHouse has no transactions: every statement is written to be safe to run again,
- * `IF NOT EXISTS`), and refuses to start when an applied file changed (forward-only).
+ * `IF NOT EXISTS`; a column another process added meanwhile counts as added, so processes may start
+ * together), and refuses to start when an applied file changed (forward-only). With `cluster`, each
+ * statement runs in its replicated form ON CLUSTER (open-clickhouse-cluster.ts), `_migrations` too.
  */
-export async function runClickHouseMigrations(ch: ClickHouse, dir: string): Promise<string[]> {
-  await ch.exec(`CREATE TABLE IF NOT EXISTS _migrations (name String, checksum String, applied_at DateTime('UTC') DEFAULT now())
+export async function runClickHouseMigrations(ch: ClickHouse, dir: string, cluster: string | null = null): Promise<string[]> {
+  const run = async (statement: string) => {
+    try {
+      await ch.exec(cluster ? clusterStatement(statement, ch.database, cluster) : statement)
+    } catch (err) {
+      if (!ddlAlreadyDone(err)) throw err
+    }
+  }
+  await run(`CREATE TABLE IF NOT EXISTS _migrations (name String, checksum String, applied_at DateTime('UTC') DEFAULT now())
     ENGINE = MergeTree ORDER BY name`)
   const applied = new Map((await ch.query<{ name: string; checksum: string }>('SELECT name, checksum FROM _migrations')).map((r) => [r.name, r.checksum]))
   const files = (await readdir(dir)).filter((f) => /^\d+.*\.sql$/.test(f)).sort()
@@ -197,7 +205,7 @@ export async function runClickHouseMigrations(ch: ClickHouse, dir: string): Prom
       if (seen !== checksum) throw new Error(`migration ${file} changed after it was applied; migrations are forward-only`)
       continue
     }
-    for (const statement of statements(sql)) await ch.exec(statement)
+    for (const statement of statements(sql)) await run(statement)
     await ch.insert('_migrations', [{ name: file, checksum }])
     ran.push(file)
   }
