@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { Readable } from 'node:stream'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
 import { markClickHouseTransience } from './clickhouse-errors.ts'
 import { stringLiteral } from './clickhouse-literals.ts'
@@ -22,6 +23,8 @@ export interface ClickHouse {
   exec(sql: string, opts?: QueryOptions): Promise<void>
   /** Inserts rows (JSONEachRow). */
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>
+  /** Inserts rows given as JSONEachRow text (one JSON object a line), sent as it is. */
+  insertJsonLines(table: string, text: string): Promise<void>
   /** Waits until the mutations of `table` started so far are done (18.16 has no mutations_sync). */
   awaitMutations(table: string, timeoutMs?: number): Promise<void>
   /** Cancels a running query (KILL QUERY ... ASYNC: it stops at its next block; the caller does not wait). */
@@ -154,6 +157,13 @@ function wrap(client: ClickHouseClient, database: string): ClickHouse {
       guard(async () => {
         if (rows.length === 0) return
         await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' })
+      }),
+    insertJsonLines: (table, text) =>
+      guard(async () => {
+        if (text === '') return
+        const r = await client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([text]) })
+        // The server answers once the insert is done; its (empty) answer is not read.
+        r.stream.destroy()
       }),
     async awaitMutations(table, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs
