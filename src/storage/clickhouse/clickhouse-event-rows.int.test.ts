@@ -85,8 +85,8 @@ test('event rows written from the properties text without a parse hold what a pa
 })
 
 test('event rows: one JSON object a line', () => {
-  const text = eventRowsText([anEvent({ properties: '{"a":"x"}' }), anEvent({ properties: '{"b":1}' })])
+  const text = eventRowsText([anEvent({ properties: '{"a":"x"}' }), anEvent({ properties: '{"b":1,"ü":"😀"}' })]).toString('utf8')
   const lines = text.split('\n')
   assert.equal(lines.pop(), '')
-  assert.deepEqual(lines.map((l) => (JSON.parse(l) as { prop_keys: string[] }).prop_keys), [['a'], ['b']])
+  assert.deepEqual(lines.map((l) => (JSON.parse(l) as { prop_keys: string[] }).prop_keys), [['a'], ['b', 'ü']])
 })

@@ -23,8 +23,8 @@ export interface ClickHouse {
   exec(sql: string, opts?: QueryOptions): Promise<void>
   /** Inserts rows (JSONEachRow). */
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>
-  /** Inserts rows given as JSONEachRow text (one JSON object a line), sent as it is. */
-  insertJsonLines(table: string, text: string): Promise<void>
+  /** Inserts rows given as JSONEachRow text in UTF-8 (one JSON object a line), sent as it is. */
+  insertJsonLines(table: string, text: Buffer): Promise<void>
   /** Waits until the mutations of `table` started so far are done (18.16 has no mutations_sync). */
   awaitMutations(table: string, timeoutMs?: number): Promise<void>
   /** Cancels a running query (KILL QUERY ... ASYNC: it stops at its next block; the caller does not wait). */
@@ -160,7 +160,7 @@ function wrap(client: ClickHouseClient, database: string): ClickHouse {
       }),
     insertJsonLines: (table, text) =>
       guard(async () => {
-        if (text === '') return
+        if (text.length === 0) return
         const r = await client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([text]) })
         // The server answers once the insert is done; its (empty) answer is not read.
         r.stream.destroy()
