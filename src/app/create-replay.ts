@@ -56,9 +56,8 @@ export async function createReplay(config: Pick<Config, 'storage' | 'replay' | '
   const { roles } = config
   const worker = roles.has('worker')
   const queue = roles.has('capture') || worker ? await openRecordingQueue(config, dir, log) : null
-  const files = createFileRecordingBlobStore(path.join(dir, 'sessions'))
-  // The database store still reads (and deletes) the session files an earlier version wrote here.
-  const blobs = config.replay.store === 'database' ? createSqlRecordingBlobStore(deps.meta, files) : files
+  // Either way both are read: blocks written under the other setting (or moved by `tally import`) stay playable.
+  const blobs = createSqlRecordingBlobStore(deps.meta, createFileRecordingBlobStore(path.join(dir, 'sessions')), config.replay.store)
   const store = createSqlRecordingStore(deps.meta)
   const capture = queue ? createRecordingCaptureService({ projects: deps.projects, blobs, queue }) : null
   const recordings = createRecordingService({ store, blobs, events: sessionEventMatcher(deps.queries) })

@@ -48,7 +48,7 @@ export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   }
   ingestionPersonStoreContract(engine, db.openWithWorld(ingestionPorts))
   ingestionGroupStoreContract(engine, db.openWithWorld(ingestionPorts))
-  recordingBlobStoreContract(engine, (files) => db.openWithWorld((q) => createSqlRecordingBlobStore(q, files))())
+  recordingBlobStoreContract(engine, (files) => db.openWithWorld((q) => (appendTo: 'database' | 'files') => createSqlRecordingBlobStore(q, files, appendTo))())
   personApiStoreContract(engine, db.openWithWorld((q) => ({
     persons: createSqlPersonStore(q), groups: createSqlGroupStore(q), writer: createSqlIngestionPersonStore(q), groupWriter: createSqlIngestionGroupStore(q), data: createSqlPersonDataStore(q),
   })))
