@@ -17,7 +17,7 @@ import { MATERIALIZED_PROPERTIES, NONSTRING_KEYS } from '../duckdb/materialized-
  */
 export function eventRowsText(events: readonly StoredEvent[]): Buffer {
   // Events of one person version share its properties' text (the persons step hands on one string).
-  const persons = new Map<string, { literal: string; members: Members }>()
+  const persons = new Map<string, PersonColumns>()
   // UTF-8 row by row into one buffer: a string of the whole batch cost the HTTP write a flatten and a
   // byteLength scan of megabytes (profiled: 8 % of the worker), and its garbage.
   let buf = Buffer.allocUnsafe(64 * 1024)
@@ -25,7 +25,7 @@ export function eventRowsText(events: readonly StoredEvent[]): Buffer {
   for (const e of events) {
     const text = e.personProperties
     let person = text == null ? NO_PERSON : persons.get(text)
-    if (person === undefined) persons.set(text!, (person = { literal: literal(text!), members: membersOf(text!) }))
+    if (person === undefined) persons.set(text!, (person = personColumns(text!)))
     const row = rowText(e, membersOf(e.properties), person)
     // Worst case 3 bytes per UTF-16 unit.
     if (off + 3 * row.length > buf.length) {
@@ -47,20 +47,31 @@ interface Members {
   nullKeys: string[]
 }
 
-const NO_PERSON = { literal: 'null', members: { keys: [], values: [], isString: [], nullKeys: [] } as Members }
+/** The person's part of a row, the same for every event of one person version. */
+interface PersonColumns { literal: string; arrays: string }
+
+function personColumns(text: string | null): PersonColumns {
+  const m = text === null ? { keys: [], values: [], nullKeys: [] } : membersOf(text)
+  return {
+    literal: text === null ? 'null' : literal(text),
+    arrays: `,"person_prop_keys":[${m.keys.join(',')}],"person_prop_values":[${m.values.join(',')}],"person_prop_null_keys":[${m.nullKeys.join(',')}]`,
+  }
+}
+
+const NO_PERSON = personColumns(null)
 const MAT_KEYS = [...MATERIALIZED_PROPERTIES.keys()].map((k) => JSON.stringify(k))
 const MAT_COLUMNS = [...MATERIALIZED_PROPERTIES.values()]
 const MAX_DATETIME = 4_294_967_295
 
-function rowText(e: StoredEvent, props: Members, { literal: personLiteral, members: person }: typeof NO_PERSON): string {
+function rowText(e: StoredEvent, props: Members, person: PersonColumns): string {
   const ms = e.timestamp.getTime()
   const createdMs = e.createdAt.getTime()
   let row = `{"uuid":${JSON.stringify(e.uuid)},"project_id":${e.projectId},"event":${literal(e.event)},"distinct_id":${literal(e.distinctId)}`
   row += `,"properties":${literal(e.properties)},"elements_chain":${literal(e.elementsChain)}`
   row += `,"timestamp":${clampSeconds(ms)},"timestamp_ms":${ms},"created_at":${clampSeconds(createdMs)},"created_at_ms":${createdMs}`
-  row += `,"person_id":${e.personId === null ? 'null' : JSON.stringify(e.personId)},"person_properties":${personLiteral}`
+  row += `,"person_id":${e.personId === null ? 'null' : JSON.stringify(e.personId)},"person_properties":${person.literal}`
   row += `,"prop_keys":[${props.keys.join(',')}],"prop_values":[${props.values.join(',')}],"prop_null_keys":[${props.nullKeys.join(',')}]`
-  row += `,"person_prop_keys":[${person.keys.join(',')}],"person_prop_values":[${person.values.join(',')}],"person_prop_null_keys":[${person.nullKeys.join(',')}]`
+  row += person.arrays
   for (let i = 0; i < 5; i++) {
     const g = e.groups?.[i]
     row += `,"group_${i}":${g === undefined || g === null ? 'null' : literal(g)}`
