@@ -178,6 +178,9 @@ interface ReadOptions {
  * recorded lately is not parsed: every top-level key and type of it is in the cache, so it adds its
  * step properties only (its `$set`, `$set_once` and `$group_set`, which the shape does not cover).
  * `newShapes`: the other events' shapes, with their count of top-level keys, to remember once written.
+ * So a definition's `last_seen_at` moves at least every 2 x `refreshAfterMs` while it is seen (a shape
+ * recorded just before its definitions went stale is skipped for one more period), and a definition
+ * evicted from the cache is written again when its shape next comes up for refresh.
  */
 async function readSources(
   batch: readonly StoredEvent[], opts: ReadOptions,
