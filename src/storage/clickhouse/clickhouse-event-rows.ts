@@ -212,7 +212,7 @@ function clampSeconds(ms: number): number {
 }
 
 /** Lone surrogates become U+FFFD (as a UTF-8 write would). */
-export function wellFormed(s: string): string {
+function wellFormed(s: string): string {
   const w = s as unknown as { isWellFormed(): boolean; toWellFormed(): string }
   return w.isWellFormed() ? s : w.toWellFormed()
 }
