@@ -17,6 +17,13 @@ export interface StoredEvent {
    * event store ignores it. Undefined until then.
    */
   parsed?: ParsedProperties
+  /**
+   * The keys of `properties` the steps read, with their values, and a hash of its keys and their
+   * types: capture's, carried by the queue message (step-properties.ts). Undefined for a message of
+   * the previous format: the steps then read the parsed properties.
+   */
+  stepProperties?: Record<string, unknown>
+  shape?: number
   elementsChain: string
   timestamp: Date
   createdAt: Date

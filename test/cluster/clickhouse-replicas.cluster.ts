@@ -6,7 +6,8 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { postQuery } from '../helpers/query-data.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { openClickHouse } from '../../src/storage/clickhouse/open-clickhouse.ts'
-import { eventRow } from '../../src/storage/clickhouse/clickhouse-event-store.ts'
+import { eventRowsText } from '../../src/storage/clickhouse/clickhouse-event-rows.ts'
+import type { StoredEvent } from '../../src/ingestion/event-store.ts'
 import { MIGRATIONS } from '../../src/app/create-adapters.ts'
 import { createClickHouseEventRetention } from '../../src/storage/clickhouse/clickhouse-event-retention.ts'
 
@@ -78,12 +79,12 @@ test('TALLY_CLICKHOUSE_CLUSTER: two processes migrate 2 replicas at once (Replic
 
   // An insert whose answer was lost is sent again whole, perhaps to the other replica: the same rows are the
   // same block, which the replicated table drops by its hash (on top of the event store's uuid lookup).
-  const row = (distinctId: string, i: number, timestamp: Date) =>
-    eventRow({ uuid: crypto.randomUUID(), projectId: app!.projectId, event: 'signup', distinctId, properties: JSON.stringify({ i, $session_id: 's' }), elementsChain: '', timestamp, createdAt: new Date(), personId: null })
+  const row = (distinctId: string, i: number, timestamp: Date): StoredEvent =>
+    ({ uuid: crypto.randomUUID(), projectId: app!.projectId, event: 'signup', distinctId, properties: JSON.stringify({ i, $session_id: 's' }), elementsChain: '', timestamp, createdAt: new Date(), personId: null }) as StoredEvent
   const rows = Array.from({ length: 5 }, (_, i) => row('retried', i, new Date()))
   for (const replica of [r1!, r2!]) {
     const ch = await openClickHouse(`${replica.url}/${DATABASE}`, MIGRATIONS.clickhouse, { cluster: 'tally' })
-    await ch.insert('events', rows)
+    await ch.insertJsonLines('events', eventRowsText(rows))
     await ch.close()
   }
   // r2 stored its insert itself (or dropped it): 10 would be a second copy. The totals below catch one arriving late.
@@ -94,7 +95,7 @@ test('TALLY_CLICKHOUSE_CLUSTER: two processes migrate 2 replicas at once (Replic
   // Retention drops a whole old month (DROP PARTITION) and deletes the rest (a mutation): gone from both replicas.
   const both = await openClickHouse(`${r2!.url}/${DATABASE},${r1!.url}/${DATABASE}`, MIGRATIONS.clickhouse, { cluster: 'tally' })
   t.after(() => both.close())
-  await both.insert('events', [...[1, 2, 3].map((i) => row('old', i, new Date('2024-01-15T10:00:00Z'))), row('old', 4, new Date('2024-02-20T10:00:00Z'))])
+  await both.insertJsonLines('events', eventRowsText([...[1, 2, 3].map((i) => row('old', i, new Date('2024-01-15T10:00:00Z'))), row('old', 4, new Date('2024-02-20T10:00:00Z'))]))
   const oldOn = (replica: PrivateClickHouse) => on(replica, `SELECT count() FROM ${DATABASE}.events WHERE distinct_id = 'old'`)
   for (const replica of [r1!, r2!]) await until(() => oldOn(replica), '4')
   const step = await createClickHouseEventRetention(both).deleteBefore(app!.projectId, new Date('2024-02-25T00:00:00Z'), 10_000)

@@ -8,7 +8,7 @@ import { MIGRATIONS } from '../../src/app/create-adapters.ts'
 import type { StoredEvent } from '../../src/ingestion/event-store.ts'
 import { createIngestionCounters } from '../../src/ingestion/ingestion-counters.ts'
 import { createPipeline } from '../../src/ingestion/pipeline.ts'
-import { encodeQueuedEvent } from '../../src/ingestion/queued-event.ts'
+import { decodeQueuedEvent, encodeQueuedEvent } from '../../src/ingestion/queued-event.ts'
 import { createDefinitionsStep } from '../../src/ingestion/steps/definitions-step.ts'
 import { createStoreEventsStep } from '../../src/ingestion/steps/store-events-step.ts'
 import type { DefinitionStore } from '../../src/modules/definitions/definition-store.ts'
@@ -183,4 +183,68 @@ test('many new definitions are written in statements of chunkRows rows, the even
   assert.ok(turns >= 8, `the event loop turned ${turns} times while the step ran`)
   const store = createSqlDefinitionStore(meta)
   assert.equal((await store.listProperties(projectId, { ...PROPS_Q, search: ['ch'] }, { limit: 5000, offset: 0 })).rows.filter((p) => /^ch\d+$/.test(p.name)).length, 2_000)
+})
+
+/** An event as the worker reads it off the queue: with capture's step properties and shape. */
+const queued = (event: string, properties: Record<string, unknown>): StoredEvent =>
+  decodeQueuedEvent(encodeQueuedEvent(projectId, {
+    uuid: randomUUID(), event, distinctId: 'u', properties, elementsChain: '', timestamp: new Date(), createdAt: new Date(), sentAt: null,
+  }))
+
+test('queued events of a shape recorded within the hour are not parsed; new keys, new types and $set keys still are written', async () => {
+  const statements = { count: 0 }
+  let now = Date.parse('2026-06-01T00:00:00Z')
+  const step = createDefinitionsStep({ store: createSqlDefinitionStore(countingSqlClient(meta, statements)), now: () => new Date(now) })
+  const page = (i: number) => queued('shaped', { sh_url: `https://x/${i}`, sh_n: i, $set: { sh_person: i } })
+  await step.run([page(0), page(1)])
+  assert.equal(statements.count, 3)
+
+  statements.count = 0
+  const steady = Array.from({ length: 50 }, (_, i) => page(i))
+  await step.run(steady)
+  assert.equal(statements.count, 0)
+  assert.ok(steady.every((e) => e.parsed === undefined), 'a known shape is not parsed')
+
+  // The same top-level shape, a new person property in $set: written.
+  await step.run([queued('shaped', { sh_url: 'u', sh_n: 1, $set: { sh_person2: 'x' } })])
+  assert.equal(statements.count, 1)
+  // A new key, then a new type of a key: new shapes, parsed and written.
+  statements.count = 0
+  await step.run([queued('shaped', { sh_url: 'u', sh_n: 1, sh_new: true, $set: { sh_person: 1 } })])
+  assert.equal(statements.count, 2, 'the property and its pair')
+  await step.run([queued('shaped', { sh_url: null, sh_n: 1, $set: { sh_person: 1 } }), queued('shaped', { sh_url: 'u', sh_n: 'text', $set: { sh_person: 1 } })])
+  const store = createSqlDefinitionStore(meta)
+  const types = Object.fromEntries((await store.listProperties(projectId, { ...PROPS_Q, search: ['sh_'] }, PAGE)).rows.map((p) => [p.name, p.propertyType]))
+  assert.deepEqual(types, { sh_url: 'String', sh_n: 'Numeric', sh_new: 'Boolean' })
+
+  // The same shape on another event name is new for that name.
+  statements.count = 0
+  await step.run([queued('shaped too', { sh_url: 'u', sh_n: 1, $set: { sh_person: 1 } })])
+  assert.equal(statements.count, 2, 'the event and its pairs')
+
+  statements.count = 0
+  now += 61 * 60_000
+  const stale = [page(1)]
+  await step.run(stale)
+  assert.ok(stale[0]!.parsed !== undefined, 'an hour later the shape is parsed again')
+  assert.equal(statements.count, 2, 'stale event and properties refreshed')
+})
+
+test('a known shape over maxPerEvent stays counted and adds its name only; a known shape whose $set passes the limit too', async () => {
+  const statements = { count: 0 }
+  const counters = createIngestionCounters()
+  const step = createDefinitionsStep({ store: createSqlDefinitionStore(countingSqlClient(meta, statements)), maxPerEvent: 10, counters })
+  const keys = (n: number, prefix: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
+  await step.run([queued('shape wide', keys(11, 'sw')), queued('shape wide', keys(11, 'sw'))])
+  await step.run([queued('shape wide', keys(11, 'sw'))])
+  assert.equal(counters.snapshot()['limited:definitions_skipped'], 3)
+  await step.run([queued('shape narrow', { ...keys(5, 'sn') }), queued('shape narrow', { ...keys(5, 'sn') })])
+  assert.equal(counters.snapshot()['limited:definitions_skipped'], 3)
+  await step.run([queued('shape narrow', { ...keys(5, 'sn'), $set: keys(4, 'snp') })])
+  assert.equal(counters.snapshot()['limited:definitions_skipped'], 3, 'a new shape (with $set): parsed, 6 own keys and 4 in $set')
+  await step.run([queued('shape narrow', { ...keys(5, 'sn'), $set: keys(5, 'snq') })])
+  assert.equal(counters.snapshot()['limited:definitions_skipped'], 4, 'the same shape, not parsed: 6 own keys and 5 in $set')
+  assert.equal((await createSqlDefinitionStore(meta).listProperties(projectId, { ...PROPS_Q, type: 2, search: ['snq'] }, PAGE)).rows.length, 0)
+  const store = createSqlDefinitionStore(meta)
+  assert.equal((await store.listProperties(projectId, { ...PROPS_Q, search: ['sw'] }, PAGE)).rows.length, 0)
 })

@@ -33,6 +33,8 @@ export interface DefinitionsStepDeps {
 
 /** When a cached definition was last written, and whether its stored type is known. */
 interface Written { at: number; typed: boolean }
+/** When the definitions of a shape's events were last recorded, and how many top-level keys it has (up to the limit + 1). */
+interface Shape { at: number; keys: number }
 
 /**
  * Keeps event and property definitions current (PostHog's property-defs service), set-based per
@@ -51,6 +53,8 @@ export function createDefinitionsStep(deps: DefinitionsStepDeps): BatchStep<Stor
   const chunkRows = deps.chunkRows ?? 1_000
   const now = deps.now ?? (() => new Date())
   const cache = new Map<string, Written>()
+  // Shapes (step-properties.ts) whose events' definitions were recorded, per project and event name.
+  const shapes = new Map<string, Shape>()
 
   const isFresh = (key: string, at: number, typed = true) => {
     const w = cache.get(key)
@@ -63,11 +67,21 @@ export function createDefinitionsStep(deps: DefinitionsStepDeps): BatchStep<Stor
   // Once per batch, with ONE iterator: a fresh `cache.keys()` per eviction would walk again over
   // every entry deleted before it (a Map keeps deleted slots until it rehashes), quadratic in the
   // batch (14 s for one event of 100,000 keys).
-  const evict = () => {
-    if (cache.size <= maxCached) return
-    for (const oldest of cache.keys()) {
-      cache.delete(oldest)
-      if (cache.size <= maxCached) break
+  const evict = (map: Map<string, unknown>) => {
+    if (map.size <= maxCached) return
+    for (const oldest of map.keys()) {
+      map.delete(oldest)
+      if (map.size <= maxCached) break
+    }
+  }
+  const knownShape = (key: string | null, at: number): Shape | undefined => {
+    const known = key === null ? undefined : shapes.get(key)
+    return known !== undefined && at - known.at < refreshAfter ? known : undefined
+  }
+  const rememberShapes = (seen: ReadonlyMap<string, number>, at: number) => {
+    for (const [key, keys] of seen) {
+      shapes.delete(key)
+      shapes.set(key, { at, keys })
     }
   }
 
@@ -77,7 +91,7 @@ export function createDefinitionsStep(deps: DefinitionsStepDeps): BatchStep<Stor
       const results = batch.map((e) => ok(e))
       const seenAt = now()
       const at = seenAt.getTime()
-      const { sources, skipped } = await readSources(batch, deps.groupTypeIndex, maxPerEvent)
+      const { sources, skipped, newShapes } = await readSources(batch, { groupTypeIndex: deps.groupTypeIndex, maxPerEvent, knownShape: (key) => knownShape(key, at) })
       if (skipped > 0) deps.counters?.add('limited', 'definitions_skipped', skipped)
       const seen = collectDefinitions(sources)
       const todo: SeenDefinitions = {
@@ -86,7 +100,11 @@ export function createDefinitionsStep(deps: DefinitionsStepDeps): BatchStep<Stor
         // Pairs have no timestamp: once written, they stay written.
         eventProperties: seen.eventProperties.filter((p) => !cache.has(eventPropertyKey(p))),
       }
-      if (todo.events.length + todo.properties.length + todo.eventProperties.length === 0) return results
+      if (todo.events.length + todo.properties.length + todo.eventProperties.length === 0) {
+        rememberShapes(newShapes, at)
+        evict(shapes)
+        return results
+      }
       try {
         for (const chunk of chunksOf(todo, chunkRows)) {
           await deps.store.recordSeen(chunk, seenAt)
@@ -96,12 +114,14 @@ export function createDefinitionsStep(deps: DefinitionsStepDeps): BatchStep<Stor
           // The metadata store may run on this thread (PGlite): let /_health, /decide and capture in between.
           await new Promise<void>((resolve) => setImmediate(resolve))
         }
+        rememberShapes(newShapes, at)
       } catch (err) {
         if (classifyFailure(err) === 'transient') throw err
         deps.logger?.warn({ err, events: todo.events.length, properties: todo.properties.length }, 'definitions not recorded for this batch; its events go on')
         return results
       } finally {
-        evict()
+        evict(cache)
+        evict(shapes)
       }
       return results
     },
@@ -125,42 +145,76 @@ function* chunksOf(todo: SeenDefinitions, rows: number): Generator<SeenDefinitio
   }
 }
 
-/** Property keys an event names for definitions (own, `$set`, `$set_once`, `$group_set`), counted up to `limit` + 1. */
-function keyCount(properties: Record<string, unknown>, limit: number): number {
+/** Keys of `bag` when it is an object, counted up to `limit` + 1. */
+function countKeys(bag: unknown, limit: number): number {
   let n = 0
-  for (const bag of [properties, properties.$set, properties.$set_once, properties.$group_set]) {
-    if (bag === null || typeof bag !== 'object' || Array.isArray(bag)) continue
-    for (const _ in bag) if (++n > limit) return n
-  }
+  if (bag === null || typeof bag !== 'object' || Array.isArray(bag)) return n
+  for (const _ in bag) if (++n > limit) return n
   return n
+}
+
+/** Keys an event's properties name for definitions besides their own: those of `$set`, `$set_once` and `$group_set`. */
+function updateKeyCount(properties: Record<string, unknown>, limit: number): number {
+  let n = 0
+  for (const bag of [properties.$set, properties.$set_once, properties.$group_set]) if ((n += countKeys(bag, limit)) > limit) return n
+  return n
+}
+
+/** The key of an event's shape in the step's shape cache; null when the event has none (a message of the previous format). */
+function shapeKey(e: StoredEvent): string | null {
+  return e.shape === undefined ? null : `${e.projectId}\u0000${e.event}\u0000${e.shape}`
+}
+
+interface ReadOptions {
+  groupTypeIndex: DefinitionsStepDeps['groupTypeIndex']
+  maxPerEvent: number
+  /** The shape's entry when its events' definitions were recorded less than `refreshAfterMs` ago. */
+  knownShape(key: string | null): Shape | undefined
 }
 
 /**
  * The batch's events as the collector reads them; an event whose properties do not parse, or that
- * names more than `maxPerEvent` keys, adds its name only (NO_PROPERTIES).
+ * names more than `maxPerEvent` keys, adds its name only (NO_PROPERTIES). An event of a shape
+ * recorded lately is not parsed: every top-level key and type of it is in the cache, so it adds its
+ * step properties only (its `$set`, `$set_once` and `$group_set`, which the shape does not cover).
+ * `newShapes`: the other events' shapes, with their count of top-level keys, to remember once written.
+ * So a definition's `last_seen_at` moves at least every 2 x `refreshAfterMs` while it is seen (a shape
+ * recorded just before its definitions went stale is skipped for one more period), and a definition
+ * evicted from the cache is written again when its shape next comes up for refresh.
  */
 async function readSources(
-  batch: readonly StoredEvent[], groupTypeIndex: DefinitionsStepDeps['groupTypeIndex'], maxPerEvent: number,
-): Promise<{ sources: DefinitionSource[]; skipped: number }> {
+  batch: readonly StoredEvent[], opts: ReadOptions,
+): Promise<{ sources: DefinitionSource[]; skipped: number; newShapes: Map<string, number> }> {
   const sources: DefinitionSource[] = new Array(batch.length)
+  const newShapes = new Map<string, number>()
   let skipped = 0
   for (let i = 0; i < batch.length; i++) {
     const e = batch[i]!
+    const key = shapeKey(e)
+    const known = opts.knownShape(key)
     let properties = NO_PROPERTIES
-    try {
-      // Parsed once per batch: the persons step before this one has usually parsed them already.
-      properties = propertiesOf(e)
-    } catch {
-      // The persons step dead-letters unreadable properties; a stray one here only adds its name.
+    let ownKeys: number
+    if (known !== undefined && e.stepProperties !== undefined) {
+      properties = e.stepProperties
+      ownKeys = known.keys
+    } else {
+      try {
+        // Parsed once per batch: a step before this one may have parsed them already.
+        properties = propertiesOf(e)
+      } catch {
+        // The persons step dead-letters unreadable properties; a stray one here only adds its name.
+      }
+      ownKeys = countKeys(properties, opts.maxPerEvent)
+      if (key !== null) newShapes.set(key, ownKeys)
     }
-    if (keyCount(properties, maxPerEvent) > maxPerEvent) {
+    if (ownKeys + updateKeyCount(properties, opts.maxPerEvent) > opts.maxPerEvent) {
       properties = NO_PROPERTIES
       skipped++
     }
     sources[i] = { projectId: e.projectId, event: e.event, properties }
-    if (e.event === '$groupidentify' && groupTypeIndex && typeof properties.$group_type === 'string') {
-      sources[i]!.groupTypeIndex = await groupTypeIndex(e.projectId, properties.$group_type)
+    if (e.event === '$groupidentify' && opts.groupTypeIndex && typeof properties.$group_type === 'string') {
+      sources[i]!.groupTypeIndex = await opts.groupTypeIndex(e.projectId, properties.$group_type)
     }
   }
-  return { sources, skipped }
+  return { sources, skipped, newShapes }
 }

@@ -1,6 +1,7 @@
-import { geoIpAddressOf, withLocation, withLocationText, type GeoIpLookup } from '../../domain/geoip/geoip-properties.ts'
+import { geoIpAddressOf, locationChange, withLocation, withLocationText, type GeoIpLookup, type GeoLocation } from '../../domain/geoip/geoip-properties.ts'
 import type { StoredEvent } from '../event-store.ts'
 import { propertiesOf } from '../event-properties.ts'
+import { mixShape, stepPropertiesOf, withRewrittenProperties } from '../step-properties.ts'
 import { dlq, ok, type BatchStep, type StepResult } from '../results.ts'
 
 export interface GeoIpStepDeps {
@@ -31,7 +32,7 @@ export function createGeoIpStep(deps: GeoIpStepDeps): BatchStep<StoredEvent, Sto
         const s = settings.get(e.projectId)
         if (!s || (!s.anonymizeIps && (!s.geoipEnabled || deps.geoip === null))) continue
         try {
-          const properties = propertiesOf(e)
+          const properties = stepPropertiesOf(e)
           if (s.geoipEnabled && deps.geoip !== null) addresses[i] = geoIpAddressOf(properties)
         } catch (err) {
           results[i] = dlq('unreadable_properties', err)
@@ -44,23 +45,40 @@ export function createGeoIpStep(deps: GeoIpStepDeps): BatchStep<StoredEvent, Sto
         const s = settings.get(e.projectId)
         const ip = addresses[i]
         const location = ip !== null && deps.geoip !== null ? deps.geoip.locate(ip) : null
-        // Parsed above (without error) whenever the project anonymizes.
-        const anonymize = s?.anonymizeIps === true && Object.hasOwn(propertiesOf(e), '$ip')
-        if (location === null && !anonymize) {
-          results[i] = ok(e)
-          continue
-        }
-        if (!anonymize) {
-          // The next step parses the new text (the parsed object is not built here: see withLocationText).
-          results[i] = ok({ ...e, properties: withLocationText(e.properties, propertiesOf(e), location!), parsed: undefined })
-          continue
-        }
-        const value = location !== null ? withLocation(propertiesOf(e), location) : { ...propertiesOf(e) }
-        delete value.$ip
-        const text = JSON.stringify(value)
-        results[i] = ok({ ...e, properties: text, parsed: { text, value } })
+        // Read above (without error) whenever the project anonymizes.
+        const anonymize = s?.anonymizeIps === true && Object.hasOwn(stepPropertiesOf(e), '$ip')
+        if (location === null && !anonymize) results[i] = ok(e)
+        else if (!anonymize) results[i] = ok(located(e, location!))
+        else results[i] = ok(anonymized(e, location))
       }
       return results
     },
   }
+}
+
+/**
+ * The event with its location: the location's JSON spliced into the text when the properties have no
+ * `$set`, `$set_once` or `$geoip_*` of their own (the step properties say so without a parse), else
+ * the parsed properties with the location, serialised. The step properties get the location as the
+ * properties do (they hold every key it adds or changes), the shape the location's keys.
+ */
+function located(e: StoredEvent, location: GeoLocation): StoredEvent {
+  const step = stepPropertiesOf(e)
+  const change = `geoip:${locationChange(location)}`
+  // The next step parses the new text if it needs to (the parsed object is not built here: see withLocationText).
+  const properties = withLocationText(e.properties, step, location, () => propertiesOf(e))
+  return {
+    ...e,
+    properties,
+    parsed: undefined,
+    stepProperties: e.stepProperties === undefined ? undefined : withLocation(e.stepProperties, location),
+    shape: e.shape === undefined ? undefined : mixShape(e.shape, change),
+  }
+}
+
+/** The event with its location, if any, and without `$ip` (the project's `anonymize_ips`): parsed and serialised. */
+function anonymized(e: StoredEvent, location: GeoLocation | null): StoredEvent {
+  const value = location !== null ? withLocation(propertiesOf(e), location) : { ...propertiesOf(e) }
+  delete value.$ip
+  return withRewrittenProperties(e, value, `anonymize:${location === null ? '' : locationChange(location)}`)
 }

@@ -5,6 +5,7 @@ import { distinctIdsToLookUp, planPersonUpdates, type PersonEvent, type PersonPl
 import { crashPoint } from '../../shared/crash-points.ts'
 import type { StoredEvent } from '../event-store.ts'
 import { propertiesOf } from '../event-properties.ts'
+import { stepPropertiesOf, withAddedProperties, withRewrittenProperties } from '../step-properties.ts'
 import type { GroupStore, PersonOverrideStore, PersonStore } from '../person-store.ts'
 import { dlq, drop, ok, type BatchStep, type StepResult } from '../results.ts'
 
@@ -51,7 +52,7 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
         const e = batch[i]!
         let properties: Record<string, unknown>
         try {
-          properties = propertiesOf(e)
+          properties = stepPropertiesOf(e)
         } catch (err) {
           results[i] = dlq('unreadable_properties', err)
           continue
@@ -96,36 +97,43 @@ export function createPersonsStep(deps: PersonsStepDeps): BatchStep<StoredEvent,
           }
           let text = snapshotText.get(r.personProperties)
           if (text === undefined) snapshotText.set(r.personProperties, (text = JSON.stringify(r.personProperties)))
-          const source = batch[i]!
-          let properties = source.properties
-          let parsed = source.parsed
-          if (r.personMode !== 'full') {
-            const props = group.events[k]!.properties
-            if (PERSON_UPDATE_KEYS.some((key) => Object.hasOwn(props, key))) {
-              const rest = { ...props }
-              for (const key of PERSON_UPDATE_KEYS) delete rest[key]
-              properties = JSON.stringify(rest)
-              // The next steps read the stripped object with the stripped text, without a parse.
-              parsed = { text: properties, value: rest }
-            }
-          }
-          const groups = eventGroups?.[k]
-          if (groups) {
-            // PostHog's addGroupProperties: `$group_<index>: key` in the event's properties for each of
-            // its groups whose type the project knows, so `properties.$group_0` reads in queries and the API.
-            const value: Record<string, unknown> = { ...(parsed?.value ?? group.events[k]!.properties) }
-            groups.forEach((key, index) => {
-              if (key !== null) value[`$group_${index}`] = key
-            })
-            properties = JSON.stringify(value)
-            parsed = { text: properties, value }
-          }
-          results[i] = ok({ ...source, properties, parsed, personId: r.personId, personProperties: text, ...(groups ? { groups } : {}) })
+          const stepped = withPersonChanges(batch[i]!, r.personMode !== 'full', eventGroups?.[k] ?? null)
+          results[i] = ok({ ...stepped, personId: r.personId, personProperties: text })
         }
       }
       return results
     },
   }
+}
+
+/**
+ * The event as stored after person processing: a personless event (not `full`) loses `$set`,
+ * `$set_once` and `$unset` (parsed and serialised again: rare); an event with groups gets
+ * `$group_<index>: key` in its properties for each of its groups whose type the project knows
+ * (PostHog's addGroupProperties, so `properties.$group_0` reads in queries and the API): spliced into
+ * the text unless it has such keys already. Its step properties and shape follow.
+ */
+function withPersonChanges(source: StoredEvent, personless: boolean, groups: Array<string | null> | null): StoredEvent {
+  let e = source
+  if (personless) {
+    const step = stepPropertiesOf(e)
+    if (PERSON_UPDATE_KEYS.some((key) => Object.hasOwn(step, key))) {
+      const rest = { ...propertiesOf(e) }
+      for (const key of PERSON_UPDATE_KEYS) delete rest[key]
+      e = withRewrittenProperties(e, rest, 'personless')
+    }
+  }
+  if (groups === null) return e
+  const added: Record<string, unknown> = {}
+  groups.forEach((key, index) => {
+    if (key !== null) added[`$group_${index}`] = key
+  })
+  const step = stepPropertiesOf(e)
+  const change = `groups:${Object.keys(added).join(',')}`
+  e = Object.keys(added).some((key) => Object.hasOwn(step, key))
+    ? withRewrittenProperties(e, { ...propertiesOf(e), ...added }, change)
+    : withAddedProperties(e, added, change)
+  return { ...e, groups }
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { EventStore, StoredEvent } from '../../ingestion/event-store.ts'
-import { propertiesOf } from '../../ingestion/event-properties.ts'
-import { MATERIALIZED_PROPERTIES, NONSTRING_KEYS } from '../duckdb/materialized-properties.ts'
+import { eventRowsText } from './clickhouse-event-rows.ts'
 import { recentUuids, type RecentUuids } from '../duckdb/recent-uuids.ts'
 import type { ClickHouse } from './open-clickhouse.ts'
 import { intLiteral, uuidLiteral } from './clickhouse-literals.ts'
@@ -13,7 +12,6 @@ export interface ClickHouseEventStoreOptions {
 const DEFAULT_DEDUP_WINDOW = 1_000_000
 /** uuids looked up per statement (~25 bytes each). */
 const CONFIRM_SLICE = 2000
-const MAX_DATETIME = 4_294_967_295
 
 /**
  * EventStore on ClickHouse: a batch is one INSERT (JSONEachRow over HTTP) into `events`.
@@ -28,9 +26,9 @@ const MAX_DATETIME = 4_294_967_295
  * table whole: this process's window knows only its own inserts. Behind that, the ReplacingMergeTree collapses rows whose
  * whole sort key (project, day, event, distinct id, uuid) repeats, in its background merges.
  *
- * The properties are parsed once here (the pipeline has usually parsed them already) to fill the
- * top-level key/value arrays and the materialized `mat_*` columns with exactly the text DuckDB's
- * `json_extract_string` gives.
+ * The rows are written as JSONEachRow text straight from the properties' text (clickhouse-event-rows.ts):
+ * the top-level key/value arrays and the materialized `mat_*` columns hold exactly the text DuckDB's
+ * `json_extract_string` gives, without a parse of the properties.
  */
 export async function createClickHouseEventStore(ch: ClickHouse, opts: ClickHouseEventStoreOptions = {}): Promise<EventStore> {
   const window = opts.dedupWindow ?? DEFAULT_DEDUP_WINDOW
@@ -52,7 +50,7 @@ export async function createClickHouseEventStore(ch: ClickHouse, opts: ClickHous
     if (fresh.length === 0) return { inserted: 0 }
     // Into the window first: if the insert fails (or its answer is lost), the retry confirms them.
     for (const e of fresh) recent.add(key(e), e.createdAt.getTime())
-    await ch.insert('events', fresh.map(eventRow))
+    await ch.insertJsonLines('events', eventRowsText(fresh))
     return { inserted: fresh.length }
   }
 
@@ -91,98 +89,6 @@ export async function createClickHouseEventStore(ch: ClickHouse, opts: ClickHous
 
 /** The uuid as the table gives it back (lower case): the key of the window and of a batch. */
 const key = (e: StoredEvent): string => e.uuid.toLowerCase()
-
-/** One event as a JSONEachRow object of the `events` table. */
-export function eventRow(e: StoredEvent): Record<string, unknown> {
-  const ms = e.timestamp.getTime()
-  const createdMs = e.createdAt.getTime()
-  const { keys, values, nullKeys } = topLevelProperties(eventProperties(e))
-  const person = topLevelProperties(personProperties(e.personProperties))
-  const row: Record<string, unknown> = {
-    uuid: e.uuid,
-    project_id: e.projectId,
-    event: wellFormed(e.event),
-    distinct_id: wellFormed(e.distinctId),
-    properties: wellFormed(e.properties),
-    elements_chain: wellFormed(e.elementsChain),
-    timestamp: clampSeconds(ms),
-    timestamp_ms: ms,
-    created_at: clampSeconds(createdMs),
-    created_at_ms: createdMs,
-    person_id: e.personId,
-    person_properties: e.personProperties == null ? null : wellFormed(e.personProperties),
-    prop_keys: keys,
-    prop_values: values,
-    prop_null_keys: nullKeys,
-    person_prop_keys: person.keys,
-    person_prop_values: person.values,
-    person_prop_null_keys: person.nullKeys,
-  }
-  for (let i = 0; i < 5; i++) {
-    const g = e.groups?.[i]
-    row[`group_${i}`] = g === undefined || g === null ? null : wellFormed(g)
-  }
-  let nonString = 0
-  let bit = 1
-  for (const [key, column] of MATERIALIZED_PROPERTIES) {
-    const at = keys.indexOf(key)
-    row[column] = at < 0 ? null : values[at]
-    if (at >= 0 && !keys.stringValued[at] && bit < 1 << NONSTRING_KEYS) nonString |= bit
-    bit <<= 1
-  }
-  row.mat_nonstring = nonString
-  return row
-}
-
-/**
- * The top-level properties as two parallel arrays, each value as `json_extract_string` gives it: a
- * string's text, any other JSON value's JSON text; keys whose value is JSON null are left out (as
- * DuckDB reads them: not set).
- */
-function topLevelProperties(props: Record<string, unknown>): { keys: string[] & { stringValued: boolean[] }; values: string[]; nullKeys: string[] } {
-  const keys = Object.assign([] as string[], { stringValued: [] as boolean[] })
-  const values: string[] = []
-  const nullKeys: string[] = []
-  for (const [k, v] of Object.entries(props)) {
-    if (v === null || v === undefined) {
-      nullKeys.push(wellFormed(k))
-      continue
-    }
-    keys.push(wellFormed(k))
-    keys.stringValued.push(typeof v === 'string')
-    values.push(wellFormed(typeof v === 'string' ? v : JSON.stringify(v)))
-  }
-  return { keys, values, nullKeys }
-}
-
-function eventProperties(e: StoredEvent): Record<string, unknown> {
-  try {
-    return propertiesOf(e)
-  } catch {
-    return {}
-  }
-}
-
-function personProperties(text: string | null | undefined): Record<string, unknown> {
-  if (!text) return {}
-  try {
-    const v: unknown = JSON.parse(text)
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
-  } catch {
-    return {}
-  }
-}
-
-/** Seconds since 1970 within DateTime's range (the exact instant is in the `_ms` column). */
-function clampSeconds(ms: number): number {
-  return Math.min(MAX_DATETIME, Math.max(0, Math.floor(ms / 1000)))
-}
-
-/** Lone surrogates become U+FFFD (as a UTF-8 write would). */
-function wellFormed(s: string): string {
-  const w = s as unknown as { isWellFormed(): boolean; toWellFormed(): string }
-  return w.isWellFormed() ? s : w.toWellFormed()
-}
 
 /**
  * Fills `recent` with the uuids of the `window` events stored last (by created_at), looking at the

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { Readable } from 'node:stream'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
 import { markClickHouseTransience } from './clickhouse-errors.ts'
 import { stringLiteral } from './clickhouse-literals.ts'
@@ -25,6 +26,8 @@ export interface ClickHouse {
   exec(sql: string, opts?: QueryOptions): Promise<void>
   /** Inserts rows (JSONEachRow). */
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>
+  /** Inserts rows given as JSONEachRow text in UTF-8 (one JSON object a line), sent as it is. */
+  insertJsonLines(table: string, text: Buffer): Promise<void>
   /** Waits until the mutations of `table` started so far are done (18.16 has no mutations_sync). */
   awaitMutations(table: string, timeoutMs?: number): Promise<void>
   /** Cancels a running query (KILL QUERY ... ASYNC: it stops at its next block; the caller does not wait). */
@@ -152,7 +155,16 @@ function wrap(replicas: ClickHouseReplicas, database: string): ClickHouse {
         if (rows.length === 0) return
         await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' })
       }),
+    insertJsonLines: (table, text) =>
+      guard(async (client) => {
+        if (text.length === 0) return
+        // A stream of its own per try: a failed try on one replica is sent whole to the next.
+        const r = await client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([text]) })
+        // The server answers once the insert is done; its (empty) answer is not read.
+        r.stream.destroy()
+      }),
     // On a cluster: until every replica that answers has applied them (a GDPR delete is gone from all).
+
     async awaitMutations(table, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs
       for (;;) {
