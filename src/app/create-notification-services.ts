@@ -28,7 +28,7 @@ export function createNotificationServices(meta: SqlClient, config?: Partial<Pic
   const webhooks = config?.webhooks ?? DEFAULTS
   const siteUrl = webhooks.siteUrl ?? `http://${config?.http?.host ?? '127.0.0.1'}:${config?.http?.port ?? 8000}`
   const outbox = createSqlOutboxStore(meta)
-  const webhookClient = createWebhookClient({ allow: webhooks.allow, timeoutMs: webhooks.timeoutMs })
+  const webhookClient = createWebhookClient({ allow: webhooks.allow, timeoutMs: webhooks.timeoutMs, connectionsPerOrigin: webhooks.concurrency })
   return {
     webhooks,
     siteUrl,
