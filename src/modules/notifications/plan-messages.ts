@@ -1,5 +1,5 @@
 import { compileAction, type ActionMatcher } from '../../domain/actions/match-action.ts'
-import { formatActionMessage } from '../../domain/notifications/format-action-message.ts'
+import { formatActionMessage, type EventGroup } from '../../domain/notifications/format-action-message.ts'
 import { DEFAULT_BODY_TEMPLATE, renderBodyTemplate } from '../../domain/notifications/render-body-template.ts'
 import type { DestinationRule, ProjectRules, RuleAction } from './notification-rules.ts'
 import type { OutboxMessage } from './outbox-store.ts'
@@ -15,6 +15,8 @@ export interface NotifyEvent {
   properties: Record<string, unknown>
   personId: string | null
   personProperties: Record<string, unknown>
+  /** By group type, for the templates that name groups; absent when no message of the batch does. */
+  groups?: Readonly<Record<string, EventGroup>>
 }
 
 /** Compiled matchers, kept while an action's steps stay the same. */
@@ -90,7 +92,7 @@ function chatMessage(e: NotifyEvent, a: RuleAction, r: ProjectRules, siteUrl: st
     webhookUrl: r.chatWebhook!,
     messageFormat: a.messageFormat,
     action: { id: a.id, name: a.name },
-    event: { uuid: e.uuid, event: e.event, distinctId: e.distinctId, timestamp: e.timestamp.toISOString(), properties: e.properties, personProperties: e.personProperties },
+    event: { uuid: e.uuid, event: e.event, distinctId: e.distinctId, timestamp: e.timestamp.toISOString(), properties: e.properties, personProperties: e.personProperties, groups: e.groups },
     projectId: e.projectId,
     siteUrl,
   })
