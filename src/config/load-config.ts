@@ -133,7 +133,13 @@ export interface Config {
    * and decoded at once (further requests wait, unread, in their sockets), and how often recordings
    * past their project's retention are deleted.
    */
-  readonly replay: { readonly maxBodyBytes: number; readonly memoryBudgetBytes: number; readonly retentionCheckMs: number }
+  readonly replay: {
+    readonly maxBodyBytes: number
+    readonly memoryBudgetBytes: number
+    readonly retentionCheckMs: number
+    /** Where recording bytes live: session files in the data dir, or rows of the metadata database (shared by every process). */
+    readonly store: 'files' | 'database'
+  }
 }
 
 /** The HTTP server's address, body bound, timeouts and connection limits. */
@@ -317,6 +323,8 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
+      // On PostgreSQL several processes (hosts) serve one project: the bytes go where all of them read.
+      store: env.TALLY_REPLAY_STORE === 'files' || env.TALLY_REPLAY_STORE === 'database' ? env.TALLY_REPLAY_STORE : env.TALLY_DATABASE_URL ? 'database' : 'files',
     },
     geoip: {
       enabled: bool('TALLY_GEOIP', env.TALLY_GEOIP, true),
@@ -366,6 +374,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   if (!levels.includes(config.log.level)) problems.push(`TALLY_LOG_LEVEL must be one of ${levels.join(', ')}`)
   if (!levels.includes(config.log.publicSuccessLevel)) problems.push(`TALLY_LOG_PUBLIC_SUCCESS_LEVEL must be one of ${levels.join(', ')}`)
   if (env.TALLY_LOG_FORMAT && config.log.format === null) problems.push('TALLY_LOG_FORMAT must be json or pretty')
+  if (env.TALLY_REPLAY_STORE && env.TALLY_REPLAY_STORE !== config.replay.store) problems.push('TALLY_REPLAY_STORE must be files or database')
   if (config.bootstrap.projectApiKey && !config.bootstrap.projectApiKey.startsWith('phc_')) {
     problems.push('TALLY_PROJECT_API_KEY must start with phc_')
   }
