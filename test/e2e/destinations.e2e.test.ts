@@ -101,6 +101,8 @@ test('destinations: a held endpoint holds only its own messages; each gets its c
   await eventually(async () => slow.requests.length >= events.length, 600)
   for (const r of [slow, fast]) {
     assert.deepEqual(new Set(r.requests.map((q) => JSON.parse(q.body).uuid)), new Set(events.map((e) => e.uuid)))
+    // Nothing failed, so nothing is sent twice: a message in hand (its outcome not yet written) is never claimed again.
+    assert.equal(r.requests.length, events.length)
     assert.ok(r.maxInFlight() <= 2, `at most 2 requests in flight, saw ${r.maxInFlight()}`)
     assert.ok(r.connections() <= 2, `messages share kept-alive connections: ${r.connections()} opened for ${r.requests.length} requests`)
   }

@@ -76,6 +76,8 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
   /** The last claim found nothing due: lanes draining do not claim again until a wake or poll. */
   let exhausted = false
   const outcomes: SendOutcome[] = []
+  /** Ids claimed and not yet written back (queued, in flight, or their outcome unwritten): no claim returns them. */
+  const inHand = new Set<number>()
   let flushing: Promise<void> | null = null
   let flushTimer: NodeJS.Timeout | null = null
   const idle = new Set<() => void>()
@@ -101,8 +103,9 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
   }
 
   async function claim() {
-    const skip = [...lanes].filter(([, l]) => inHand(l) > laneCap / 2).map(([channel]) => channel)
-    const claimed = await store.claimDue(claimLimit, o.leaseMs, { perChannel: laneCap, skip })
+    const skip = [...lanes].filter(([, l]) => laneLoad(l) > laneCap / 2).map(([channel]) => channel)
+    const claimed = await store.claimDue(claimLimit, o.leaseMs, { perChannel: laneCap, skip, exclude: [...inHand] })
+    for (const m of claimed) inHand.add(m.id)
     exhausted = claimed.length === 0
     if (claimed.length === 0) return
     crashPoint('outbox.after-claim')
@@ -123,7 +126,16 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
       run(lane)
     }
     // Over the channel's rate: due again in a second, without counting a try.
-    if (held.length > 0) await store.postpone(held, new Date(Date.now() + 1000))
+    if (held.length > 0) await release(held, new Date(Date.now() + 1000))
+  }
+
+  /** Due again at `until` without a try counted, and out of hand. */
+  async function release(ids: number[], until: Date) {
+    try {
+      await store.postpone(ids, until)
+    } finally {
+      for (const id of ids) inHand.delete(id)
+    }
   }
 
   function laneOf(channel: string): Lane {
@@ -132,7 +144,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
     return lane
   }
 
-  const inHand = (l: Lane) => l.queue.length + l.active
+  const laneLoad = (l: Lane) => l.queue.length + l.active
 
   function takeTokens(lane: Lane, wanted: number): number {
     const now = Date.now()
@@ -154,7 +166,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
         record(m.channel, outcome)
         if (!stopped) run(lane)
         // Topped up from half: the next claim arrives before the lane runs dry.
-        if (inHand(lane) === Math.floor(laneCap / 2) && !exhausted) fill()
+        if (laneLoad(lane) === Math.floor(laneCap / 2) && !exhausted) fill()
         settleIdle()
       })
     }
@@ -212,6 +224,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
           logger.warn({ err, messages: batch.length }, 'outbox: recording send outcomes failed')
         })
         .finally(() => {
+          for (const outcome of batch) inHand.delete(outcome.id)
           flushing = null
           flush()
           settleIdle()
@@ -276,7 +289,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
         idle.add(resolve)
         settleIdle()
       })
-      if (unsent.length > 0) await store.postpone(unsent, new Date()).catch((err) => logger.warn({ err }, 'outbox: releasing unsent messages failed'))
+      if (unsent.length > 0) await release(unsent, new Date()).catch((err) => logger.warn({ err }, 'outbox: releasing unsent messages failed'))
     },
   }
 }

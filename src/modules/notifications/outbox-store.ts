@@ -52,9 +52,10 @@ export interface OutboxStore {
   enqueue(messages: readonly OutboxMessage[]): Promise<number>
   /**
    * Leases due messages for `leaseMs`, oldest first: up to `limit` in all and `perChannel` of any one
-   * channel, none of the channels in `skip` (those the sender has enough of in hand).
+   * channel, none of the channels in `skip` (those the sender has enough of in hand) nor the ids in
+   * `exclude` (those it has in hand: a store without leases relies on it).
    */
-  claimDue(limit: number, leaseMs: number, opts?: { perChannel?: number; skip?: readonly string[] }): Promise<ClaimedMessage[]>
+  claimDue(limit: number, leaseMs: number, opts?: { perChannel?: number; skip?: readonly string[]; exclude?: readonly number[] }): Promise<ClaimedMessage[]>
   /** Records the outcomes of sends, in one statement: sent, another try at `retryAt`, or dead-lettered. */
   settle(outcomes: readonly SendOutcome[]): Promise<void>
   /** Due again at `until`, its lease released, no try counted (held back by a rate limit, or not sent before a stop). */

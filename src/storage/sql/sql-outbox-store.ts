@@ -15,20 +15,34 @@ function toDelivery(r: Record<string, any>): OutboxDelivery {
   }
 }
 
-const CLAIM_SQL = `
-UPDATE outbox_messages SET locked_until = now() + ($2::int * interval '1 millisecond')
-WHERE id IN (
-  SELECT id FROM (
+const COLUMNS = 'id, project_id, channel, idempotency_key, url, headers, body, attempts'
+
+/**
+ * The due messages a claim takes: oldest first, at most `$3` of a channel (the window), none of the
+ * channels in `$4` nor the ids in `$5`. With leases the candidates are locked (SKIP LOCKED: another
+ * sender's are passed over) and leased until `$6` ms from now.
+ */
+function claimSql(leases: boolean): string {
+  const candidates = `
     SELECT id, row_number() OVER (PARTITION BY channel ORDER BY next_attempt_at, id) AS n FROM (
       SELECT id, channel, next_attempt_at FROM outbox_messages
       WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-        AND channel <> ALL($4::text[])
-      ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED) candidates) ranked
-  WHERE n <= $3)
-RETURNING id, project_id, channel, idempotency_key, url, headers, body, attempts`
+        AND channel <> ALL($2::text[]) AND id <> ALL($3::bigint[])
+      ORDER BY next_attempt_at, id LIMIT $1 ${leases ? 'FOR UPDATE SKIP LOCKED' : ''}) candidates`
+  const chosen = `SELECT id FROM (${candidates}) ranked WHERE n <= $4`
+  return leases
+    ? `UPDATE outbox_messages SET locked_until = now() + ($5::int * interval '1 millisecond') WHERE id IN (${chosen}) RETURNING ${COLUMNS}`
+    : `SELECT ${COLUMNS} FROM outbox_messages WHERE id IN (${chosen})`
+}
 
-/** OutboxStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
-export function createSqlOutboxStore(db: SqlClient): OutboxStore {
+/**
+ * OutboxStore over any SqlClient (PGlite embedded, PostgreSQL at scale). `leases: false` is for a
+ * database only one process opens (PGlite): a claim is a read, and the one sender keeps what it has
+ * in hand out of the next claims itself (`exclude`), which saves a write of every message.
+ */
+export function createSqlOutboxStore(db: SqlClient, opts: { leases?: boolean } = {}): OutboxStore {
+  const leases = opts.leases ?? true
+  const claim = claimSql(leases)
   return {
     async enqueue(messages) {
       if (messages.length === 0) return 0
@@ -48,13 +62,12 @@ export function createSqlOutboxStore(db: SqlClient): OutboxStore {
       return rows.length
     },
     async claimDue(limit, leaseMs, opts = {}) {
-      // The inner select locks candidates (SKIP LOCKED: another sender's are passed over); the
-      // window keeps at most `perChannel` of each channel, the rest stay unleased. The candidates
-      // are read along outbox_due_order: without statistics (PGlite never analyses) the planner
-      // would sort the whole backlog for every claim.
+      // Read along outbox_due_order: without statistics (PGlite never analyses) the planner would
+      // sort the whole due backlog for every claim.
+      const params = [limit, [...(opts.skip ?? [])], [...(opts.exclude ?? [])], opts.perChannel ?? limit, ...(leases ? [leaseMs] : [])]
       const rows = await db.inTransaction(async (tx) => {
         await tx.exec('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off')
-        return tx.query(CLAIM_SQL, [limit, leaseMs, opts.perChannel ?? limit, [...(opts.skip ?? [])]])
+        return tx.query(claim, params)
       })
       return rows
         .map((r): ClaimedMessage => ({
