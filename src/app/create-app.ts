@@ -143,6 +143,7 @@ export async function createApp(
           if (roles.has('worker')) await stores.queue.drain(5000)
           await replay?.close()
           if (outboxSender) await outboxSender.stop()
+          await notifications.webhookClient.close()
           if (retention) await retention.stop()
           await stores.close()
         })()

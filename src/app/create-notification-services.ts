@@ -24,11 +24,12 @@ const DEFAULTS: Config['webhooks'] = {
  * Data that leaves: the outbox (MetaStore), the rules the pipeline plans messages from, webhook
  * destinations, and the one HTTP client every outgoing webhook goes through (its address checks).
  */
-export function createNotificationServices(meta: SqlClient, config?: Partial<Pick<Config, 'webhooks' | 'http'>>) {
+export function createNotificationServices(meta: SqlClient, config?: Partial<Pick<Config, 'webhooks' | 'http' | 'storage'>>) {
   const webhooks = config?.webhooks ?? DEFAULTS
   const siteUrl = webhooks.siteUrl ?? `http://${config?.http?.host ?? '127.0.0.1'}:${config?.http?.port ?? 8000}`
-  const outbox = createSqlOutboxStore(meta)
-  const webhookClient = createWebhookClient({ allow: webhooks.allow, timeoutMs: webhooks.timeoutMs })
+  // Embedded (PGlite), one process owns the database and its one sender needs no leases.
+  const outbox = createSqlOutboxStore(meta, { leases: config?.storage ? Boolean(config.storage.metadataUrl) : true })
+  const webhookClient = createWebhookClient({ allow: webhooks.allow, timeoutMs: webhooks.timeoutMs, connectionsPerOrigin: webhooks.concurrency })
   return {
     webhooks,
     siteUrl,

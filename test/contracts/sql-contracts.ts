@@ -27,6 +27,8 @@ import { createSqlDefinitionStore } from '../../src/storage/sql/sql-definition-s
 import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
 import { createSqlRecordingBlobStore } from '../../src/storage/sql/sql-recording-blob-store.ts'
 import { recordingBlobStoreContract } from './recording-blob-store.contract.ts'
+import { createSqlOutboxStore } from '../../src/storage/sql/sql-outbox-store.ts'
+import { outboxStoreContract } from './outbox-store.contract.ts'
 
 /** Every metadata store contract on one engine; each runner file calls this once. */
 export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
@@ -48,6 +50,7 @@ export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   }
   ingestionPersonStoreContract(engine, db.openWithWorld(ingestionPorts))
   ingestionGroupStoreContract(engine, db.openWithWorld(ingestionPorts))
+  outboxStoreContract(engine, db.openWithWorld((q) => (leases: boolean) => createSqlOutboxStore(q, { leases })))
   recordingBlobStoreContract(engine, (files) => db.openWithWorld((q) => (appendTo: 'database' | 'files') => createSqlRecordingBlobStore(q, files, appendTo))())
   personApiStoreContract(engine, db.openWithWorld((q) => ({
     persons: createSqlPersonStore(q), groups: createSqlGroupStore(q), writer: createSqlIngestionPersonStore(q), groupWriter: createSqlIngestionGroupStore(q), data: createSqlPersonDataStore(q),

@@ -64,6 +64,32 @@ testOnEachEngine('actions that notify: a Slack webhook gets text and a mrkdwn bl
   }])
 })
 
+testOnEachEngine('actions that notify: [groups.<type>] tokens read the event\'s groups and their properties', async (t, engine) => {
+  const receiver = await startWebhookReceiver(t)
+  const app = await buildTestApp(t, { engine, env: ENV })
+  const api = privateApi(app)
+  await api.patch('/', { slack_incoming_webhook: receiver.url('/chat') })
+  await api.post('/actions/', {
+    name: 'Upgraded',
+    post_to_chat: true,
+    chat_message_format: '[groups.company] ([groups.company.properties.plan]) in [groups.project]; [groups.team]; [groups.company.link]',
+    steps: [{ event: 'upgraded' }],
+  })
+  const send = (batch: object[]) => app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
+  // The company is identified with properties; the project group is only named by the event.
+  await send([aBrowserEvent(app.projectKey, { event: '$groupidentify', properties: { distinct_id: 'ada', $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme Inc', plan: 'pro' } } })])
+  await waitForEvents(app, 1)
+  await send([aBrowserEvent(app.projectKey, { event: 'upgraded', properties: { distinct_id: 'ada', $groups: { company: 'acme', project: 'p/1' } } })])
+  const [r] = await eventually(async () => receiver.requests.length >= 1 && receiver.requests)
+  const types = (await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/groups_types/`, headers: app.auth })).json() as Array<{ group_type: string; group_type_index: number }>
+  const index = (type: string) => types.find((g) => g.group_type === type)!.group_type_index
+  const groups = `https://tally.example.com/project/${app.projectId}/groups`
+  assert.equal(
+    JSON.parse(r!.body).text,
+    `[Acme Inc](${groups}/${index('company')}/acme) (pro) in [p/1](${groups}/${index('project')}/p%2F1); (event without 'team'); ${groups}/${index('company')}/acme`,
+  )
+})
+
 testOnEachEngine('send test message: greets an allowed URL, names the problem otherwise', async (t, engine) => {
   const receiver = await startWebhookReceiver(t, (r) => (r.path === '/down' ? 503 : 200))
   const app = await buildTestApp(t, { engine, env: ENV })

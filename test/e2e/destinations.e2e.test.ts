@@ -82,6 +82,32 @@ test('destinations: the default body, retries on 500 with the same key, and no r
   await eventually(async () => receiver.requests.filter((r) => r.path === '/bad').length === 2)
 })
 
+test('destinations: a held endpoint holds only its own messages; each gets its concurrency over kept-alive connections', async (t) => {
+  // The slow endpoint answers nothing until the fast one has every message.
+  let release!: () => void
+  const released = new Promise<number>((resolve) => (release = () => resolve(200)))
+  const slow = await startWebhookReceiver(t, () => released)
+  const fast = await startWebhookReceiver(t)
+  const app = await buildTestApp(t, { env: { ...ALLOW_LOOPBACK, TALLY_WEBHOOK_CONCURRENCY: '2' } })
+  const api = privateApi(app)
+  for (const [name, r] of [['slow', slow], ['fast', fast]] as const) {
+    assert.equal((await api.post('/destinations/', { name, url: r.url(), body_template: '{"uuid": {event.uuid}}' })).statusCode, 201)
+  }
+  const events = Array.from({ length: 30 }, (_, i) => aBrowserEvent(app.projectKey, { event: 'e', properties: { distinct_id: `u${i}` } }))
+  await capture(app, events)
+  await eventually(async () => fast.requests.length >= events.length, 600)
+  assert.equal(slow.requests.length, 2, 'the held endpoint has its concurrency in flight, no more')
+  release()
+  await eventually(async () => slow.requests.length >= events.length, 600)
+  for (const r of [slow, fast]) {
+    assert.deepEqual(new Set(r.requests.map((q) => JSON.parse(q.body).uuid)), new Set(events.map((e) => e.uuid)))
+    // Nothing failed, so nothing is sent twice: a message in hand (its outcome not yet written) is never claimed again.
+    assert.equal(r.requests.length, events.length)
+    assert.ok(r.maxInFlight() <= 2, `at most 2 requests in flight, saw ${r.maxInFlight()}`)
+    assert.ok(r.connections() <= 2, `messages share kept-alive connections: ${r.connections()} opened for ${r.requests.length} requests`)
+  }
+})
+
 test('destinations: internal addresses are refused unless allowed, after DNS and after redirects', async (t) => {
   const receiver = await startWebhookReceiver(t, (r) => (r.path === '/redirect' ? { status: 302, location: `http://127.0.0.2:${receiverPort()}/hook` } : 200))
   const receiverPort = () => receiver.port

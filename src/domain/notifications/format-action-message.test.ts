@@ -11,6 +11,10 @@ const event: ActionMessageInput['event'] = {
   timestamp: '2021-10-31T00%3A44%3A00.000Z',
   properties: { $browser: 'Chrome' },
   personProperties: { email: 'test@posthog.com' },
+  groups: {
+    organization: { index: 1, key: '123', properties: { name: 'PostHog', plan: 'paid' } },
+    project: { index: 2, key: '234', properties: {} },
+  },
 }
 const base: ActionMessageInput = {
   webhookUrl: 'https://example.com/',
@@ -41,6 +45,14 @@ test('markdown webhooks: every token of PostHog\'s test cases', () => {
     ['[event.distinct_id]', 'WALL-E'],
     ['[event.timestamp]', '2021-10-31T00%3A44%3A00.000Z'],
     ['[user.missing_property]', 'undefined'],
+    // PostHog's group tokens (its WebhookFormatter snapshots).
+    ['[groups]', 'NOT SUPPORTED'],
+    ['[groups.missing]', "(event without 'missing')"],
+    ['[groups.organization]', '[PostHog](http://localhost:8000/project/123/groups/1/123)'],
+    ['[groups.organization.properties.plan]', 'paid'],
+    ['[groups.project]', '[234](http://localhost:8000/project/123/groups/2/234)'],
+    ['[groups.organization.link]', 'http://localhost:8000/project/123/groups/1/123'],
+    ['[groups.organization.properties.missing]', 'undefined'],
   ]
   for (const [messageFormat, expected] of cases) assert.equal(text({ messageFormat }), expected, messageFormat)
 })
@@ -66,6 +78,18 @@ test('person display name, person properties of every type, nested event propert
   assert.equal(text({ messageFormat: '[event.properties.a.b]', event: { ...event, properties: { a: { b: 7 } } } }), '7')
   // No display-name property: the distinct id.
   assert.equal(text({ messageFormat: '[person]', event: { ...event, personProperties: {} } }), '[WALL-E](http://localhost:8000/project/123/person/WALL-E)')
+})
+
+test('group tokens: escaping, a key that needs encoding in the link, Slack links, an event without groups', () => {
+  const acme = { index: 0, key: 'acme/[eu]', properties: { name: 'Acme_*Corp*', nested: { tier: 2 } } }
+  const withGroup = { ...event, groups: { company: acme } }
+  assert.equal(text({ messageFormat: '[groups.company]', event: withGroup }), '[Acme\\_\\*Corp\\*](http://localhost:8000/project/123/groups/0/acme%2F%5Beu%5D)')
+  assert.equal(text({ messageFormat: '[groups.company.properties.nested.tier] seats', event: withGroup }), '2 seats')
+  const slack = formatActionMessage({ ...base, webhookUrl: 'https://hooks.slack.com/services/1/2/3', messageFormat: '[groups.company]', event: withGroup })
+  assert.equal(slack.text, 'Acme_*Corp*')
+  assert.equal(slack.blocks![0]!.text.text, '<http://localhost:8000/project/123/groups/0/acme%2F%5Beu%5D|Acme_*Corp*>')
+  const { groups: _none, ...withoutGroups } = event
+  assert.equal(text({ messageFormat: 'in [groups.company]', event: withoutGroups }), "in (event without 'company')")
 })
 
 test('markdown escaping of names and links', () => {

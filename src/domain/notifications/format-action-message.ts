@@ -18,12 +18,21 @@ export interface ActionMessageInput {
     timestamp: string
     properties: Record<string, unknown>
     personProperties: Record<string, unknown>
+    /** The event's groups by group type (`organization`), with the group's properties; absent: none. */
+    groups?: Readonly<Record<string, EventGroup>>
   }
   projectId: number
   /** Tally's public URL, for the links (`http://127.0.0.1:8000`). */
   siteUrl: string
   /** The project's person display-name properties; PostHog's default list when absent. */
   personDisplayNameProperties?: readonly string[]
+}
+
+/** One of an event's groups: its type's index, its key (`$groups`), its properties (`{}` before a `$groupidentify`). */
+export interface EventGroup {
+  index: number
+  key: string
+  properties: Record<string, unknown>
 }
 
 /** PostHog's default `slack_message_format` (posthog/models/action/action.py). */
@@ -96,10 +105,7 @@ type Pair = [string, string]
 function tokenValue(parts: string[], input: ActionMessageInput, links: Links, slack: boolean): Pair {
   const [kind, field] = parts
   const e = input.event
-  const plain = (v: unknown): Pair => {
-    const s = escapeFor(stringify(v), slack)
-    return [s, s]
-  }
+  const plain = (v: unknown) => plainValue(v, slack)
   switch (kind) {
     case 'user':
       // Deprecated in PostHog, still honoured: [user.name] is the person, [user.x] the event's `$x`.
@@ -122,9 +128,29 @@ function tokenValue(parts: string[], input: ActionMessageInput, links: Links, sl
       if (field === 'distinct_id') return plain(e.distinctId)
       if (field === 'properties' && parts.length > 2) return plain(valueAtPath(e.properties, parts.slice(2)))
       return ['', '']
+    case 'groups':
+      return groupValue(parts, input, slack)
     default:
       throw new Error(`unknown token ${kind}`)
   }
+}
+
+/** `[groups.<type>]` (a link named by the group's `name` or key), `[groups.<type>.link]`, `[groups.<type>.properties.X]`. */
+function groupValue(parts: string[], input: ActionMessageInput, slack: boolean): Pair {
+  // PostHog has no summary of all the groups.
+  if (parts.length === 1) return ['NOT SUPPORTED', 'NOT SUPPORTED']
+  const type = parts[1]!
+  const group = input.event.groups && Object.hasOwn(input.event.groups, type) ? input.event.groups[type] : undefined
+  if (!group) {
+    const missing = `(event without '${type}')`
+    return [missing, missing]
+  }
+  const url = `${input.siteUrl}/project/${input.projectId}/groups/${group.index}/${encodeURIComponent(group.key)}`
+  if (parts.length === 2) return link(stringify(group.properties.name || group.key), url, slack)
+  const plain = (v: unknown) => plainValue(v, slack)
+  if (parts[2] === 'link') return plain(url)
+  if (parts[2] === 'properties' && parts.length > 3) return plain(valueAtPath(group.properties, parts.slice(3)))
+  return ['', '']
 }
 
 function person(input: ActionMessageInput, links: Links, slack: boolean): Pair {
@@ -139,6 +165,12 @@ function person(input: ActionMessageInput, links: Links, slack: boolean): Pair {
 function link(name: string, url: string, slack: boolean): Pair {
   if (slack) return [escapeSlack(name), `<${escapeSlack(url)}|${escapeSlack(name)}>`]
   return [escapeMarkdown(name), `[${escapeMarkdown(name)}](${escapeMarkdown(url)})`]
+}
+
+/** A value as text, escaped, the same in the text and the markdown. */
+function plainValue(v: unknown, slack: boolean): Pair {
+  const s = escapeFor(stringify(v), slack)
+  return [s, s]
 }
 
 function escapeFor(text: string, slack: boolean): string {

@@ -39,7 +39,22 @@ export interface ProjectRules {
   destinations: DestinationRule[]
 }
 
+/** One of an event's groups, as `$group_<index>` names it. */
+export interface GroupRef {
+  projectId: number
+  index: number
+  key: string
+}
+
+/** A group as a message template reads it: its type's name, its properties (`{}` before a `$groupidentify`). */
+export interface GroupDetails extends GroupRef {
+  type: string
+  properties: Record<string, unknown>
+}
+
 /** Reads the rules of several projects at once (one statement per micro-batch). */
 export interface NotificationRuleStore {
   rulesFor(projectIds: readonly number[]): Promise<ProjectRules[]>
+  /** The groups of a batch's events whose messages name groups, in one statement; refs of unknown group types are left out. */
+  groupsOf(refs: readonly GroupRef[]): Promise<GroupDetails[]>
 }

@@ -16,6 +16,12 @@ export interface ClaimedMessage extends OutboxMessage {
   attempts: number
 }
 
+/** What became of one try: `retry` is due again at `retryAt`; each counts a try. */
+export type SendOutcome =
+  | { id: number; status: 'sent'; httpStatus: number }
+  | { id: number; status: 'retry'; retryAt: Date; httpStatus: number | null; error: string }
+  | { id: number; status: 'failed'; httpStatus: number | null; error: string }
+
 export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'dropped'
 
 export interface OutboxDelivery {
@@ -44,15 +50,16 @@ export interface OutboxCounts {
 export interface OutboxStore {
   /** Adds messages; those whose key is already there are left as they are. Returns how many were new. */
   enqueue(messages: readonly OutboxMessage[]): Promise<number>
-  /** Leases up to `limit` due messages for `leaseMs`, oldest first. */
-  claimDue(limit: number, leaseMs: number): Promise<ClaimedMessage[]>
-  markSent(id: number, httpStatus: number): Promise<void>
-  /** Another try at `nextAttemptAt`. */
-  markRetry(id: number, nextAttemptAt: Date, httpStatus: number | null, error: string): Promise<void>
-  /** Due again at `until`, its lease released, no try counted (held back by a rate limit). */
+  /**
+   * Leases due messages for `leaseMs`, oldest first: up to `limit` in all and `perChannel` of any one
+   * channel, none of the channels in `skip` (those the sender has enough of in hand) nor the ids in
+   * `exclude` (those it has in hand: a store without leases relies on it).
+   */
+  claimDue(limit: number, leaseMs: number, opts?: { perChannel?: number; skip?: readonly string[]; exclude?: readonly number[] }): Promise<ClaimedMessage[]>
+  /** Records the outcomes of sends, in one statement: sent, another try at `retryAt`, or dead-lettered. */
+  settle(outcomes: readonly SendOutcome[]): Promise<void>
+  /** Due again at `until`, its lease released, no try counted (held back by a rate limit, or not sent before a stop). */
   postpone(ids: readonly number[], until: Date): Promise<void>
-  /** Dead-lettered: no more tries until replayed. */
-  markFailed(id: number, httpStatus: number | null, error: string): Promise<void>
   /** Marks the oldest pending messages of a channel dropped past `keep` of them; returns how many. */
   dropOverBacklog(channel: string, keep: number): Promise<number>
   /** Pending messages per channel (the backlog). */

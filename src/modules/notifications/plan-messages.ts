@@ -1,5 +1,5 @@
 import { compileAction, type ActionMatcher } from '../../domain/actions/match-action.ts'
-import { formatActionMessage } from '../../domain/notifications/format-action-message.ts'
+import { formatActionMessage, type EventGroup } from '../../domain/notifications/format-action-message.ts'
 import { DEFAULT_BODY_TEMPLATE, renderBodyTemplate } from '../../domain/notifications/render-body-template.ts'
 import type { DestinationRule, ProjectRules, RuleAction } from './notification-rules.ts'
 import type { OutboxMessage } from './outbox-store.ts'
@@ -15,6 +15,8 @@ export interface NotifyEvent {
   properties: Record<string, unknown>
   personId: string | null
   personProperties: Record<string, unknown>
+  /** By group type, for the templates that name groups; absent when no message of the batch does. */
+  groups?: Readonly<Record<string, EventGroup>>
 }
 
 /** Compiled matchers, kept while an action's steps stay the same. */
@@ -26,48 +28,63 @@ export type MatcherCache = Map<string, ActionMatcher>
  * per event and target, so planning a redelivered batch again adds nothing to the outbox.
  */
 export function planMessages(events: readonly NotifyEvent[], rules: readonly ProjectRules[], siteUrl: string, cache: MatcherCache): OutboxMessage[] {
-  const byProject = new Map(rules.map((r) => [r.projectId, r]))
+  // Matchers are looked up once per batch and project, not per event.
+  const byProject = new Map(rules.map((r) => [r.projectId, compiled(r, cache)]))
   const out: OutboxMessage[] = []
   const now = Date.now()
   for (const e of events) {
-    const r = byProject.get(e.projectId)
-    if (!r || (r.actions.length === 0 && r.destinations.length === 0)) continue
+    const c = byProject.get(e.projectId)
+    if (!c) continue
+    const { rules: r } = c
     const actionEvent = { event: e.event, properties: e.properties, elementsChain: e.elementsChain, personProperties: e.personProperties }
-    const matched = new Set(r.actions.filter((a) => matcherOf(a, cache)(actionEvent, now)).map((a) => a.id))
+    const matched = new Set<number>()
+    for (const [id, matches] of c.actions) if (matches(actionEvent, now)) matched.add(id)
     if (r.chatWebhook) {
       for (const a of r.actions) if (a.notify && matched.has(a.id)) out.push(chatMessage(e, a, r, siteUrl))
     }
-    for (const d of r.destinations) {
-      if (passes(d, e, matched, actionEvent, cache, now)) out.push(destinationMessage(e, d, r, siteUrl))
+    for (const [d, properties] of c.destinations) {
+      if (passes(d, e, matched) && (!properties || properties(actionEvent, now))) out.push(destinationMessage(e, d, r, siteUrl))
     }
   }
   return out
 }
 
-function matcherOf(a: RuleAction, cache: MatcherCache): ActionMatcher {
-  const key = `${a.id}:${JSON.stringify(a.steps)}`
+interface CompiledRules {
+  rules: ProjectRules
+  actions: Map<number, ActionMatcher>
+  /** Each destination with the matcher of its property filters (null: none). */
+  destinations: Array<[DestinationRule, ActionMatcher | null]>
+}
+
+function compiled(r: ProjectRules, cache: MatcherCache): CompiledRules | null {
+  if (r.actions.length === 0 && r.destinations.length === 0) return null
+  return {
+    rules: r,
+    actions: new Map(r.actions.map((a) => [a.id, cachedMatcher(`${a.id}:${JSON.stringify(a.steps)}`, a.steps, cache)])),
+    destinations: r.destinations.map((d) => {
+      const properties = d.filters.properties ?? []
+      // The action matcher's property semantics (event and person filters), as one step.
+      return [d, properties.length === 0 ? null : cachedMatcher(`destination:${d.id}:${JSON.stringify(properties)}`, [{ properties }], cache)]
+    }),
+  }
+}
+
+function cachedMatcher(key: string, steps: RuleAction['steps'], cache: MatcherCache): ActionMatcher {
   let m = cache.get(key)
   if (!m) {
     if (cache.size > 10_000) cache.clear()
-    m = compileAction(a.steps)
+    m = compileAction(steps)
     cache.set(key, m)
   }
   return m
 }
 
-function passes(d: DestinationRule, e: NotifyEvent, matched: Set<number>, actionEvent: Parameters<ActionMatcher>[0], cache: MatcherCache, now: number): boolean {
+/** The destination's event and action filters: the event is one of the events or matches one of the actions (both empty: any). */
+function passes(d: DestinationRule, e: NotifyEvent, matched: Set<number>): boolean {
   const events = d.filters.events ?? []
   const actions = d.filters.actions ?? []
-  if (events.length > 0 || actions.length > 0) {
-    if (!events.includes(e.event) && !actions.some((id) => matched.has(id))) return false
-  }
-  const properties = d.filters.properties ?? []
-  if (properties.length === 0) return true
-  // The action matcher's property semantics (event and person filters), as one step.
-  const key = `destination:${d.id}:${JSON.stringify(properties)}`
-  let m = cache.get(key)
-  if (!m) cache.set(key, (m = compileAction([{ properties }])))
-  return m(actionEvent, now)
+  if (events.length === 0 && actions.length === 0) return true
+  return events.includes(e.event) || actions.some((id) => matched.has(id))
 }
 
 function chatMessage(e: NotifyEvent, a: RuleAction, r: ProjectRules, siteUrl: string): OutboxMessage {
@@ -75,7 +92,7 @@ function chatMessage(e: NotifyEvent, a: RuleAction, r: ProjectRules, siteUrl: st
     webhookUrl: r.chatWebhook!,
     messageFormat: a.messageFormat,
     action: { id: a.id, name: a.name },
-    event: { uuid: e.uuid, event: e.event, distinctId: e.distinctId, timestamp: e.timestamp.toISOString(), properties: e.properties, personProperties: e.personProperties },
+    event: { uuid: e.uuid, event: e.event, distinctId: e.distinctId, timestamp: e.timestamp.toISOString(), properties: e.properties, personProperties: e.personProperties, groups: e.groups },
     projectId: e.projectId,
     siteUrl,
   })

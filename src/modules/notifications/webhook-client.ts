@@ -1,7 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import http from 'node:http'
-import https from 'node:https'
 import { BlockList, isIP } from 'node:net'
+import { Agent } from 'undici'
 import { isInternalAddress, plainAddress } from '../../shared/internal-addresses.ts'
 
 /**
@@ -14,6 +13,8 @@ import { isInternalAddress, plainAddress } from '../../shared/internal-addresses
  */
 export interface WebhookClient {
   post(url: string, body: string, headers: Record<string, string>): Promise<WebhookResponse>
+  /** Closes the kept-alive connections. */
+  close(): Promise<void>
 }
 
 export interface WebhookResponse {
@@ -33,6 +34,8 @@ export interface WebhookClientOptions {
   allow: readonly string[]
   timeoutMs: number
   maxRedirects?: number
+  /** Kept-alive connections per origin (the sender's per-channel concurrency). */
+  connectionsPerOrigin?: number
 }
 
 /** Builds the allow-list from its text form; throws on an entry that is neither an IP nor a CIDR. */
@@ -74,34 +77,38 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
     })
   }
 
-  function once(url: URL, body: string, headers: Record<string, string>): Promise<{ status: number; location: string | null }> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new WebhookRefusedError(`scheme ${url.protocol} is not http or https`))
+  // Kept-alive connections per origin (a destination's endpoint), at most as many as the sender
+  // sends at once to it; undici's time-outs run on its shared timer, not one timer per request.
+  const dispatcher = new Agent({
+    connections: options.connectionsPerOrigin ?? 16,
+    keepAliveTimeout: 30_000,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connect: { lookup: guardedLookup as never, timeout: options.timeoutMs },
+  })
+
+  async function once(url: URL, body: string, headers: Record<string, string>): Promise<{ status: number; location: string | null }> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookRefusedError(`scheme ${url.protocol} is not http or https`)
     const host = url.hostname.replace(/^\[|\]$/g, '')
     if (isIP(host)) {
       // A literal address skips the look-up: judge it here.
       const refused = refusalOf(host, allow)
-      if (refused) return Promise.reject(new WebhookRefusedError(refused))
+      if (refused) throw new WebhookRefusedError(refused)
     }
-    const transport = url.protocol === 'https:' ? https : http
-    return new Promise((resolve, reject) => {
-      const req = transport.request(
-        url,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'Tally-Webhooks', ...headers, 'content-length': Buffer.byteLength(body) },
-          lookup: guardedLookup as never,
-          timeout: options.timeoutMs,
-        },
-        (res) => {
-          res.resume()
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null }))
-          res.on('error', reject)
-        },
-      )
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)))
-      req.on('error', reject)
-      req.end(body)
-    })
+    try {
+      const res = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'Tally-Webhooks', ...headers },
+        body,
+      })
+      await res.body.dump()
+      const location = res.headers.location
+      return { status: res.statusCode, location: (Array.isArray(location) ? location[0] : location) ?? null }
+    } catch (err) {
+      throw plainError(err, options.timeoutMs)
+    }
   }
 
   return {
@@ -116,5 +123,16 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
         target = new URL(res.location!, target)
       }
     },
+    close: () => dispatcher.close(),
   }
+}
+
+/** The refusal from the look-up as it was thrown; undici's time-outs in the words the deliveries show. */
+function plainError(err: unknown, timeoutMs: number): unknown {
+  if (err instanceof WebhookRefusedError) return err
+  const cause = (err as { cause?: unknown }).cause
+  if (cause instanceof WebhookRefusedError) return cause
+  const code = (err as { code?: string }).code
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new Error(`no answer within ${timeoutMs} ms`)
+  return err
 }

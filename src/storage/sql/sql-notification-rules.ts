@@ -1,4 +1,4 @@
-import type { NotificationRuleStore, ProjectRules } from '../../modules/notifications/notification-rules.ts'
+import type { GroupDetails, NotificationRuleStore, ProjectRules } from '../../modules/notifications/notification-rules.ts'
 import type { SqlClient } from './sql-client.ts'
 
 // One statement per micro-batch: each project with its notifying (or destination-filtered) actions
@@ -16,6 +16,13 @@ SELECT p.id, p.name, p.slack_incoming_webhook AS chat,
     FROM destinations d WHERE d.project_id = p.id AND d.enabled AND NOT d.deleted), '[]') AS destinations
 FROM projects p WHERE p.id = ANY($1::int[])`
 
+// Every referenced group with its type's name; a group never identified has no row yet: `{}`.
+const GROUPS_SQL = `
+SELECT r.project_id, r.group_type_index, r.group_key, m.group_type, COALESCE(g.group_properties, '{}') AS properties
+FROM unnest($1::int[], $2::int[], $3::text[]) AS r(project_id, group_type_index, group_key)
+JOIN group_type_mappings m ON m.project_id = r.project_id AND m.group_type_index = r.group_type_index
+LEFT JOIN groups g ON g.project_id = r.project_id AND g.group_type_index = r.group_type_index AND g.group_key = r.group_key`
+
 /** NotificationRuleStore over any SqlClient. */
 export function createSqlNotificationRules(db: SqlClient): NotificationRuleStore {
   return {
@@ -29,6 +36,11 @@ export function createSqlNotificationRules(db: SqlClient): NotificationRuleStore
         actions: (r.actions as any[]).map((a) => ({ id: a.id, name: a.name ?? '', steps: a.steps ?? [], notify: a.notify, messageFormat: a.format ?? '' })),
         destinations: (r.destinations as any[]).map((d) => ({ id: d.id, url: d.url, headers: d.headers ?? {}, filters: d.filters ?? {}, bodyTemplate: d.body_template })),
       }))
+    },
+    async groupsOf(refs) {
+      if (refs.length === 0) return []
+      const rows = await db.query(GROUPS_SQL, [refs.map((r) => r.projectId), refs.map((r) => r.index), refs.map((r) => r.key)])
+      return rows.map((r): GroupDetails => ({ projectId: r.project_id, index: Number(r.group_type_index), key: r.group_key, type: r.group_type, properties: r.properties ?? {} }))
     },
   }
 }

@@ -15,8 +15,34 @@ function toDelivery(r: Record<string, any>): OutboxDelivery {
   }
 }
 
-/** OutboxStore over any SqlClient (PGlite embedded, PostgreSQL at scale). */
-export function createSqlOutboxStore(db: SqlClient): OutboxStore {
+const COLUMNS = 'id, project_id, channel, idempotency_key, url, headers, body, attempts'
+
+/**
+ * The due messages a claim takes: oldest first, at most `$3` of a channel (the window), none of the
+ * channels in `$4` nor the ids in `$5`. With leases the candidates are locked (SKIP LOCKED: another
+ * sender's are passed over) and leased until `$6` ms from now.
+ */
+function claimSql(leases: boolean): string {
+  const candidates = `
+    SELECT id, row_number() OVER (PARTITION BY channel ORDER BY next_attempt_at, id) AS n FROM (
+      SELECT id, channel, next_attempt_at FROM outbox_messages
+      WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+        AND channel <> ALL($2::text[]) AND id <> ALL($3::bigint[])
+      ORDER BY next_attempt_at, id LIMIT $1 ${leases ? 'FOR UPDATE SKIP LOCKED' : ''}) candidates`
+  const chosen = `SELECT id FROM (${candidates}) ranked WHERE n <= $4`
+  return leases
+    ? `UPDATE outbox_messages SET locked_until = now() + ($5::int * interval '1 millisecond') WHERE id IN (${chosen}) RETURNING ${COLUMNS}`
+    : `SELECT ${COLUMNS} FROM outbox_messages WHERE id IN (${chosen})`
+}
+
+/**
+ * OutboxStore over any SqlClient (PGlite embedded, PostgreSQL at scale). `leases: false` is for a
+ * database only one process opens (PGlite): a claim is a read, and the one sender keeps what it has
+ * in hand out of the next claims itself (`exclude`), which saves a write of every message.
+ */
+export function createSqlOutboxStore(db: SqlClient, opts: { leases?: boolean } = {}): OutboxStore {
+  const leases = opts.leases ?? true
+  const claim = claimSql(leases)
   return {
     async enqueue(messages) {
       if (messages.length === 0) return 0
@@ -35,16 +61,14 @@ export function createSqlOutboxStore(db: SqlClient): OutboxStore {
       )
       return rows.length
     },
-    async claimDue(limit, leaseMs) {
-      const rows = await db.query(
-        `UPDATE outbox_messages SET locked_until = now() + ($2::int * interval '1 millisecond')
-         WHERE id IN (
-           SELECT id FROM outbox_messages
-           WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-           ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-         RETURNING id, project_id, channel, idempotency_key, url, headers, body, attempts`,
-        [limit, leaseMs],
-      )
+    async claimDue(limit, leaseMs, opts = {}) {
+      // Read along outbox_due_order: without statistics (PGlite never analyses) the planner would
+      // sort the whole due backlog for every claim.
+      const params = [limit, [...(opts.skip ?? [])], [...(opts.exclude ?? [])], opts.perChannel ?? limit, ...(leases ? [leaseMs] : [])]
+      const rows = await db.inTransaction(async (tx) => {
+        await tx.exec('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off')
+        return tx.query(claim, params)
+      })
       return rows
         .map((r): ClaimedMessage => ({
           id: Number(r.id),
@@ -58,29 +82,28 @@ export function createSqlOutboxStore(db: SqlClient): OutboxStore {
         }))
         .sort((a, b) => a.id - b.id)
     },
-    async markSent(id, httpStatus) {
+    async settle(outcomes) {
+      if (outcomes.length === 0) return
       await db.query(
-        `UPDATE outbox_messages SET status = 'sent', attempts = attempts + 1, last_status = $2, last_error = NULL,
-         sent_at = now(), locked_until = NULL WHERE id = $1`,
-        [id, httpStatus],
-      )
-    },
-    async markRetry(id, nextAttemptAt, httpStatus, error) {
-      await db.query(
-        `UPDATE outbox_messages SET attempts = attempts + 1, next_attempt_at = $2, last_status = $3, last_error = $4,
-         locked_until = NULL WHERE id = $1`,
-        [id, nextAttemptAt.toISOString(), httpStatus, error],
+        `UPDATE outbox_messages o SET
+           status = CASE WHEN u.outcome = 'retry' THEN 'pending' ELSE u.outcome END,
+           attempts = o.attempts + 1, last_status = u.http_status, last_error = u.error,
+           sent_at = CASE WHEN u.outcome = 'sent' THEN now() ELSE o.sent_at END,
+           next_attempt_at = COALESCE(u.retry_at, o.next_attempt_at), locked_until = NULL
+         FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[]) AS u(id, outcome, http_status, error, retry_at)
+         WHERE o.id = u.id`,
+        [
+          outcomes.map((o) => o.id),
+          outcomes.map((o) => o.status),
+          outcomes.map((o) => o.httpStatus),
+          outcomes.map((o) => (o.status === 'sent' ? null : o.error)),
+          outcomes.map((o) => (o.status === 'retry' ? o.retryAt.toISOString() : null)),
+        ],
       )
     },
     async postpone(ids, until) {
+      if (ids.length === 0) return
       await db.query('UPDATE outbox_messages SET next_attempt_at = $2, locked_until = NULL WHERE id = ANY($1::bigint[])', [ids, until.toISOString()])
-    },
-    async markFailed(id, httpStatus, error) {
-      await db.query(
-        `UPDATE outbox_messages SET status = 'failed', attempts = attempts + 1, last_status = $2, last_error = $3,
-         locked_until = NULL WHERE id = $1`,
-        [id, httpStatus, error],
-      )
     },
     async dropOverBacklog(channel, keep) {
       const rows = await db.query(
