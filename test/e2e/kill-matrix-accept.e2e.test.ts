@@ -26,7 +26,7 @@ const POINTS = [
 ]
 
 for (const point of POINTS) {
-  test(`kill -9 at ${point}: every acknowledged event is stored exactly once`, { timeout: 120_000 }, async (t) => {
+  test(`kill -9 at ${point}: every acknowledged event is stored exactly once`, { timeout: 300_000 }, async (t) => {
     const r = await runKillScenario(t, { point, phase: 'accept' })
     assert.deepEqual(r.missing, [], `${r.missing.length} of ${r.acked} acknowledged events lost`)
     assert.equal(r.duplicates, 0)
@@ -36,7 +36,7 @@ for (const point of POINTS) {
 // The capture decode threads: every body goes to a thread (no size threshold) and the whole process
 // is SIGKILLed while a thread decodes one; the requests in flight were not acknowledged.
 for (const point of ['capture.decode-thread:3', 'capture.decode-thread:11']) {
-  test(`kill -9 at ${point} (every body decoded in a thread): every acknowledged event is stored exactly once`, { timeout: 120_000 }, async (t) => {
+  test(`kill -9 at ${point} (every body decoded in a thread): every acknowledged event is stored exactly once`, { timeout: 300_000 }, async (t) => {
     const r = await runKillScenario(t, { point, phase: 'accept', env: { TALLY_CAPTURE_DECODE_MIN_BYTES: '0', TALLY_CAPTURE_DECODE_THREADS: '2' } })
     assert.ok(r.acked > 0, 'requests were acknowledged before the kill')
     assert.deepEqual(r.missing, [], `${r.missing.length} of ${r.acked} acknowledged events lost`)
@@ -48,7 +48,7 @@ for (const point of ['capture.decode-thread:3', 'capture.decode-thread:11']) {
 // the two stores (overrides in DuckDB, then persons in the metadata store) and after both. After the
 // restart every acknowledged merge shows in the persons API and in the events' person ids.
 for (const point of ['persons.merge.after-overrides', 'persons.merge.after-apply']) {
-  test(`kill -9 at ${point}: every acknowledged event stored once, every acknowledged merge kept`, { timeout: 120_000 }, async (t) => {
+  test(`kill -9 at ${point}: every acknowledged event stored once, every acknowledged merge kept`, { timeout: 300_000 }, async (t) => {
     const r = await runKillScenario(t, { point, phase: 'accept', merges: true })
     assert.deepEqual(r.missing, [], `${r.missing.length} of ${r.acked} acknowledged events lost`)
     assert.equal(r.duplicates, 0)

@@ -11,7 +11,7 @@ import { runKillScenario } from '../helpers/kill-matrix.ts'
 // power cut (or a VM snapshot without the cache) would. Acknowledging before the write is the
 // broken ordering a process kill *can* see, so that is the variant this test proves is caught.
 // The same cells on the real queue ('queue.flush.before-write:2' in kill-matrix-accept) lose nothing.
-test('the matrix catches a queue that acknowledges before writing (deliberately broken variant)', { timeout: 180_000 }, async (t) => {
+test('the matrix catches a queue that acknowledges before writing (deliberately broken variant)', { timeout: 300_000 }, async (t) => {
   const env = { TALLY_UNSAFE_ACK_BEFORE_FSYNC: '1' }
   const lost: string[] = []
   for (const point of ['queue.flush.before-write:2', 'queue.flush.before-write:3']) {

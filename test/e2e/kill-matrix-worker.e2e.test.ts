@@ -23,7 +23,7 @@ const SCENARIOS: KillScenario[] = [
 ]
 
 for (const s of SCENARIOS) {
-  test(`kill -9 at ${s.point} (${s.phase === 'accept' ? 'while accepting' : 'during the restart'}): every acknowledged event is stored exactly once`, { timeout: 120_000 }, async (t) => {
+  test(`kill -9 at ${s.point} (${s.phase === 'accept' ? 'while accepting' : 'during the restart'}): every acknowledged event is stored exactly once`, { timeout: 300_000 }, async (t) => {
     const r = await runKillScenario(t, s)
     assert.deepEqual(r.missing, [], `${r.missing.length} of ${r.acked} acknowledged events lost`)
     assert.equal(r.duplicates, 0)
