@@ -18,6 +18,7 @@ const DEFAULTS: Config['webhooks'] = {
   ratePerSecond: 50,
   backlogLimit: 100_000,
   leaseMs: 100_000,
+  keepSettledMs: 7 * 86_400_000,
 }
 
 /**

@@ -132,6 +132,8 @@ export interface Config {
      * restart) may send it: longer than a claimed batch can take to send (default 4 × timeout + 60 s).
      */
     readonly leaseMs: number
+    /** Settled messages (sent, failed, dropped) are deleted this long after they were queued. */
+    readonly keepSettledMs: number
   }
   /**
    * Test-only switches for the kill -9 matrix: `crashAt` SIGKILLs the process at a named crash
@@ -357,6 +359,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       ratePerSecond: int('TALLY_WEBHOOK_RATE_PER_SECOND', env.TALLY_WEBHOOK_RATE_PER_SECOND, 50, 1, 100_000),
       backlogLimit: int('TALLY_WEBHOOK_BACKLOG_LIMIT', env.TALLY_WEBHOOK_BACKLOG_LIMIT, 100_000, 1),
       leaseMs: int('TALLY_WEBHOOK_LEASE_MS', env.TALLY_WEBHOOK_LEASE_MS, int('TALLY_WEBHOOK_TIMEOUT_MS', env.TALLY_WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000) * 4 + 60_000, 1000, 86_400_000),
+      keepSettledMs: int('TALLY_OUTBOX_KEEP_DAYS', env.TALLY_OUTBOX_KEEP_DAYS, 7, 1, 3650) * 86_400_000,
     },
     testing: {
       crashAt: env.TALLY_CRASH_AT || null,

@@ -49,5 +49,28 @@ export function outboxStoreContract(name: string, open: OpenInWorld<OutboxStores
       assert.equal(await outbox.replayFailed(world.projectId, 'd'), 1)
       assert.deepEqual((await outbox.claimDue(10, 60_000)).map((m) => [m.idempotencyKey, m.attempts]), [['d:3', 0]])
     })
+
+    test(`${name} outbox (${leases ? 'leases' : 'no leases'}): settled messages queued before a time are deleted oldest first, step by step; pending ones stay`, async (t) => {
+      const { port, world, close } = await open()
+      t.after(close)
+      const outbox = port(leases)
+      await outbox.enqueue([1, 2, 3, 4, 5].map((n) => message(world.projectId, 'e', n)))
+      const [sent, failed, dropped, retried] = await outbox.claimDue(10, 60_000)
+      await outbox.settle([
+        { id: sent!.id, status: 'sent', httpStatus: 200 },
+        { id: failed!.id, status: 'failed', httpStatus: 400, error: 'answered 400' },
+        { id: retried!.id, status: 'retry', retryAt: new Date(), httpStatus: 503, error: 'answered 503' },
+      ])
+      await outbox.postpone([dropped!.id], new Date())
+      assert.equal(await outbox.dropOverBacklog('e', 2), 1, 'the oldest pending one past two is dropped')
+      const keys = async () => (await outbox.recent(world.projectId, 'e', 10)).map((r) => `${r.idempotencyKey}:${r.status}`).sort()
+      assert.deepEqual(await keys(), ['e:1:sent', 'e:2:failed', 'e:3:dropped', 'e:4:pending', 'e:5:pending'])
+      assert.equal(await outbox.deleteSettled(new Date(Date.now() - 3_600_000), 10), 0, 'nothing was queued an hour ago')
+      const later = new Date(Date.now() + 1000)
+      assert.equal(await outbox.deleteSettled(later, 2), 2, 'a step deletes at most its limit')
+      assert.deepEqual(await keys(), ['e:3:dropped', 'e:4:pending', 'e:5:pending'], 'the oldest settled ones went first')
+      assert.equal(await outbox.deleteSettled(later, 10), 1)
+      assert.deepEqual(await keys(), ['e:4:pending', 'e:5:pending'])
+    })
   }
 }

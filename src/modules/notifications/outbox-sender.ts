@@ -18,6 +18,8 @@ export interface OutboxSenderOptions {
   pollMs: number
   /** How long a claimed message stays leased to this sender (longer than a request can take). */
   leaseMs: number
+  /** Settled messages (sent, failed, dropped) queued longer ago than this are deleted (hourly, in steps). */
+  keepSettledMs: number
 }
 
 export type OutboxOutcome = 'sent' | 'retried' | 'failed' | 'dropped'
@@ -43,6 +45,10 @@ const SETTLE_DELAY_MS = 20
 /** The backlog is checked every this many polls. */
 const BACKLOG_CHECK_POLLS = 5
 
+/** Settled messages past their keep are deleted this often (and once at start), this many per statement. */
+const TRIM_EVERY_MS = 3_600_000
+const TRIM_STEP = 5000
+
 /** A channel's messages in hand: queued (claimed, not started) and in flight. */
 interface Lane {
   queue: ClaimedMessage[]
@@ -61,7 +67,8 @@ interface Lane {
  * (claims skip full lanes), so a lease (longer than four time-outs) outlasts the wait of every
  * message in hand. Outcomes are written in batches, one statement for whatever finished while the
  * previous write ran; claims are one statement too. The backlog is bounded per channel (oldest
- * dropped), so memory and the table never grow without end. Runs beside ingestion, never inside it.
+ * dropped) and settled messages are deleted after `keepSettledMs`, so memory and the table never grow
+ * without end. Runs beside ingestion, never inside it.
  */
 export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
   const { store, client, options: o, logger } = deps
@@ -235,6 +242,7 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
   // ---- polling, backlog, stop ----
 
   let backlogCheckedAt = 0
+  let trimmedAt = 0
 
   async function poll() {
     pollTimer = null
@@ -242,6 +250,10 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
     if (Date.now() - backlogCheckedAt >= BACKLOG_CHECK_POLLS * o.pollMs) {
       backlogCheckedAt = Date.now()
       await checkBacklog()
+    }
+    if (Date.now() - trimmedAt >= TRIM_EVERY_MS) {
+      trimmedAt = Date.now()
+      await trimSettled()
     }
     exhausted = false
     fill()
@@ -263,6 +275,22 @@ export function startOutboxSender(deps: OutboxSenderDeps): OutboxSender {
       }
     } catch (err) {
       logger.warn({ err }, 'outbox: checking the backlog failed; trying again')
+    }
+  }
+
+  /** Deletes settled messages past their keep, a step at a time (several senders may do it at once). */
+  async function trimSettled() {
+    try {
+      const before = new Date(Date.now() - o.keepSettledMs)
+      let deleted = 0
+      for (;;) {
+        const n = await store.deleteSettled(before, TRIM_STEP)
+        deleted += n
+        if (n < TRIM_STEP || stopped) break
+      }
+      if (deleted > 0) logger.debug({ deleted, before }, 'outbox: settled messages past their keep deleted')
+    } catch (err) {
+      logger.warn({ err }, 'outbox: deleting settled messages failed; trying again in an hour')
     }
   }
 

@@ -66,6 +66,8 @@ export interface OutboxStore {
   pendingByChannel(): Promise<Map<string, OutboxCounts>>
   /** The latest messages of a channel, newest first. */
   recent(projectId: number, channel: string, limit: number): Promise<OutboxDelivery[]>
+  /** Deletes up to `limit` settled messages (sent, failed, dropped) queued before `before`; returns how many. */
+  deleteSettled(before: Date, limit: number): Promise<number>
   /** Makes failed (dead-lettered) messages of a project pending again; returns how many. */
   replayFailed(projectId: number, channel: string): Promise<number>
 }

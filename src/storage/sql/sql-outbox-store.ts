@@ -116,6 +116,16 @@ export function createSqlOutboxStore(db: SqlClient, opts: { leases?: boolean } =
       )
       return rows.length
     },
+    async deleteSettled(before, limit) {
+      // Ids grow with created_at: the oldest first, by the primary key.
+      const rows = await db.query(
+        `DELETE FROM outbox_messages WHERE id IN (
+           SELECT id FROM outbox_messages WHERE status <> 'pending' AND created_at < $1 ORDER BY id LIMIT $2)
+         RETURNING id`,
+        [before, limit],
+      )
+      return rows.length
+    },
     async pendingByChannel() {
       const rows = await db.query(
         `SELECT channel, count(*)::int AS pending, min(created_at) AS oldest FROM outbox_messages
