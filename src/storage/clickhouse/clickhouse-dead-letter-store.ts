@@ -21,9 +21,12 @@ interface Row {
  * worker processes write letters and ClickHouse has no sequence, so an id is random below 2^53 (a
  * JavaScript number, as the API gives it): a million letters share an id with a probability of about
  * 1 in 18,000, where the table's highest plus one gave two workers the same id whenever they failed
- * events at once. Lists are newest first by the failure time.
+ * events at once. Lists are newest first by `written_seq`: microseconds of this process's clock, kept
+ * increasing, so letters of one process list in the order written and those of several by time.
  */
 export function createClickHouseDeadLetterStore(ch: ClickHouse): DeadLetterStore {
+  let lastSeq = 0
+  const nextSeq = () => (lastSeq = Math.max(lastSeq + 1, Date.now() * 1000))
   function where(q: DeadLetterQuery): string {
     const parts: string[] = []
     if (q.projectId !== undefined) parts.push(`project_id = ${intLiteral(q.projectId)}`)
@@ -39,6 +42,7 @@ export function createClickHouseDeadLetterStore(ch: ClickHouse): DeadLetterStore
         'events_dead_letter',
         letters.map((l) => ({
           id: randomId(),
+          written_seq: nextSeq(),
           failed_at_ms: l.failedAt.getTime(),
           uuid: l.uuid,
           project_id: l.projectId,
@@ -56,7 +60,7 @@ export function createClickHouseDeadLetterStore(ch: ClickHouse): DeadLetterStore
         `SELECT id, failed_at_ms, uuid, project_id, step, reason, error, payload, replayed_ms
          FROM events_dead_letter
          ANY LEFT JOIN (SELECT id, max(replayed_at_ms) AS replayed_ms FROM events_dead_letter_replay GROUP BY id) USING id
-         ${w} ORDER BY failed_at_ms DESC, id DESC LIMIT ${intLiteral(Math.floor(q.offset))}, ${intLiteral(Math.floor(q.limit))}`,
+         ${w} ORDER BY written_seq DESC, id DESC LIMIT ${intLiteral(Math.floor(q.offset))}, ${intLiteral(Math.floor(q.limit))}`,
       )
       return { count: Number(count[0]?.n ?? 0), rows: rows.map(toLetter) }
     },
