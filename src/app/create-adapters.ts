@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Config } from '../config/load-config.ts'
+import { sizeBytes, type Config } from '../config/load-config.ts'
 import { openPgliteSqlClient } from '../storage/pglite/pglite-sql-client.ts'
 import { initPgliteDataDir } from '../storage/pglite/init-pglite-data-dir.ts'
 import { openPostgresSqlClient } from '../storage/postgres/postgres-sql-client.ts'
@@ -110,6 +110,7 @@ export async function createAdapters(
         dedupWindow: config.storage.dedupWindowEvents,
         queryConcurrency: config.query?.concurrency ?? 4,
         queryThreads: config.query?.threads,
+        queryMemoryLimit: memoryLimit(config.storage.clickhouseQueryMemoryLimit),
       })
       const queue = await openQueueUnless(parts.queue === false, config, parts.logger).catch(async (err: unknown) => {
         await ch.close()
@@ -237,4 +238,9 @@ function notOpened<T extends object>(name: string): T {
       throw new Error(`${name} not opened`)
     }),
   })
+}
+
+/** A size setting (`2GB`) with its bytes, or null when unset. */
+function memoryLimit(size: string | null): { text: string; bytes: number } | null {
+  return size === null ? null : { text: size, bytes: sizeBytes(size)! }
 }

@@ -7,6 +7,7 @@ import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 import { createFileRecordingBlobStore } from '../storage/files/file-recording-blob-store.ts'
 import { createSqlRecordingStore } from '../storage/sql/sql-recording-store.ts'
+import { createSqlRecordingBlobStore } from '../storage/sql/sql-recording-blob-store.ts'
 import type { SqlClient } from '../storage/sql/sql-client.ts'
 import { createRecordingCaptureService } from '../modules/replay/recording-capture-service.ts'
 import { recordingCaptureRoutes } from '../modules/replay/recording-capture-routes.ts'
@@ -41,7 +42,8 @@ export interface ReplayDeps {
 }
 
 /**
- * Replay stores: session files under `<dataDir>/recordings/sessions`, the recording queue (block
+ * Replay stores: the recording bytes (session files under `<dataDir>/recordings/sessions`, or rows of
+ * the metadata database with TALLY_REPLAY_STORE=database, the default on PostgreSQL), the recording queue (block
  * summaries between `/s/` and the metadata worker) and the metadata rows in the MetaStore. The
  * recording queue is `<dataDir>/recordings/queue` embedded, and the JetStream stream
  * `<TALLY_NATS_STREAM>_RECORDINGS` with `TALLY_NATS_URL`, so that capture processes publish to it and
@@ -54,7 +56,8 @@ export async function createReplay(config: Pick<Config, 'storage' | 'replay' | '
   const { roles } = config
   const worker = roles.has('worker')
   const queue = roles.has('capture') || worker ? await openRecordingQueue(config, dir, log) : null
-  const blobs = createFileRecordingBlobStore(path.join(dir, 'sessions'))
+  // Either way both are read: blocks written under the other setting (or moved by `tally import`) stay playable.
+  const blobs = createSqlRecordingBlobStore(deps.meta, createFileRecordingBlobStore(path.join(dir, 'sessions')), config.replay.store)
   const store = createSqlRecordingStore(deps.meta)
   const capture = queue ? createRecordingCaptureService({ projects: deps.projects, blobs, queue }) : null
   const recordings = createRecordingService({ store, blobs, events: sessionEventMatcher(deps.queries) })

@@ -7,10 +7,11 @@ import type { Config } from '../config/load-config.ts'
 import { createAdapters } from './create-adapters.ts'
 import { loadTables, metadataTables, readTableRows } from '../storage/sql/metadata-dump.ts'
 import type { StoredEvent } from '../ingestion/event-store.ts'
+import { createFileRecordingBlobStore } from '../storage/files/file-recording-blob-store.ts'
 
 /**
- * `tally export --out DIR` / `tally import --from DIR`: a whole Tally (metadata with persons, events,
- * person overrides) written to a directory from the configured stores, and read into others. With the
+ * `tally export --out DIR` / `tally import --from DIR`: a whole Tally (metadata with persons and
+ * recordings, events, person overrides) written to a directory from the configured stores, and read into others. With the
  * embedded stack configured it reads or fills the data dir (stop the server first); with
  * TALLY_DATABASE_URL and TALLY_CLICKHOUSE_URL, PostgreSQL and ClickHouse. So a data dir moves onto the
  * scale stack (export embedded, import at scale) and back. The directory: manifest.json,
@@ -47,10 +48,10 @@ export async function exportCommand(config: Config, opts: { out?: string }): Pro
   const stores = await createAdapters(config, { queue: false })
   try {
     const tables = await metadataTables(stores.meta)
-    for (const table of tables) {
-      const rows = await readTableRows(stores.meta, table)
-      await writeFile(path.join(dir, 'metadata', `${table}.ndjson`), rows.map((r) => `${r}\n`).join(''))
-    }
+    const dumped = new Map<string, string[]>()
+    for (const table of tables) dumped.set(table, await readTableRows(stores.meta, table))
+    await inlineRecordingFiles(dumped, path.join(config.storage.dataDir, 'recordings', 'sessions'))
+    for (const [table, rows] of dumped) await writeFile(path.join(dir, 'metadata', `${table}.ndjson`), rows.map((r) => `${r}\n`).join(''))
     const events = createWriteStream(path.join(dir, 'events.ndjson'))
     let count = 0
     for await (const batch of stores.eventDump.events()) {
@@ -68,6 +69,30 @@ export async function exportCommand(config: Config, opts: { out?: string }): Pro
     return 0
   } finally {
     await stores.close()
+  }
+}
+
+/**
+ * Recording blocks kept in session files of this data dir travel as rows of `session_recording_bytes`
+ * (the dump may be imported on another host): each block's bytes become a row with a new id, and its
+ * location the row's (`byte_offset` = -id, see sql-recording-blob-store.ts). Blocks whose file is gone
+ * keep their location (they list but play nothing, as they did here).
+ */
+async function inlineRecordingFiles(dumped: Map<string, string[]>, sessionsDir: string): Promise<void> {
+  const blocks = dumped.get('session_recording_blocks')
+  const bytes = dumped.get('session_recording_bytes')
+  if (!blocks || !bytes) return
+  const files = createFileRecordingBlobStore(sessionsDir)
+  let nextId = 1
+  for (const row of bytes) nextId = Math.max(nextId, Number((JSON.parse(row) as { id: number }).id) + 1)
+  for (let i = 0; i < blocks.length; i++) {
+    const block = JSON.parse(blocks[i]!) as { project_id: number; session_id: string; byte_offset: number; byte_length: number }
+    if (block.byte_offset < 0) continue
+    const data = await files.readBlock({ projectId: block.project_id, sessionId: block.session_id, offset: block.byte_offset, length: block.byte_length })
+    if (!data) continue
+    const id = nextId++
+    bytes.push(JSON.stringify({ id, project_id: block.project_id, session_id: block.session_id, data: `\\x${data.toString('hex')}` }))
+    blocks[i] = JSON.stringify({ ...block, byte_offset: -id })
   }
 }
 

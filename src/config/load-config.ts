@@ -23,6 +23,11 @@ export interface Config {
     readonly queueMaxBacklogBytes: number
     /** DuckDB's memory limit: cached table blocks are evicted and large queries spill to disk past it. */
     readonly duckdbMemoryLimit: string
+    /**
+     * `TALLY_CLICKHOUSE_QUERY_MEMORY_LIMIT` (e.g. 2GB): ClickHouse's `max_memory_usage` for each query
+     * statement; a query past it is a 400 naming the limit. Null: the server's own (10 GB by default).
+     */
+    readonly clickhouseQueryMemoryLimit: string | null
     /** DuckDB's memory limit while no query has run for a while (only ingestion writes); see open-duckdb.ts. */
     readonly duckdbWriteMemoryLimit: string
     /** DuckDB's threads while no query has run for a while (only ingestion writes); see open-duckdb.ts. */
@@ -133,7 +138,13 @@ export interface Config {
    * and decoded at once (further requests wait, unread, in their sockets), and how often recordings
    * past their project's retention are deleted.
    */
-  readonly replay: { readonly maxBodyBytes: number; readonly memoryBudgetBytes: number; readonly retentionCheckMs: number }
+  readonly replay: {
+    readonly maxBodyBytes: number
+    readonly memoryBudgetBytes: number
+    readonly retentionCheckMs: number
+    /** Where recording bytes live: session files in the data dir, or rows of the metadata database (shared by every process). */
+    readonly store: 'files' | 'database'
+  }
 }
 
 /** The HTTP server's address, body bound, timeouts and connection limits. */
@@ -255,6 +266,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       queueMaxBacklogBytes: int('TALLY_QUEUE_MAX_BACKLOG_BYTES', env.TALLY_QUEUE_MAX_BACKLOG_BYTES, 2 * 1024 ** 3, 1024),
       pgliteSharedBuffers: env.TALLY_PGLITE_SHARED_BUFFERS || '32MB',
       duckdbMemoryLimit: env.TALLY_DUCKDB_MEMORY_LIMIT || '512MB',
+      clickhouseQueryMemoryLimit: env.TALLY_CLICKHOUSE_QUERY_MEMORY_LIMIT || null,
       duckdbWriteMemoryLimit: env.TALLY_DUCKDB_WRITE_MEMORY_LIMIT || '128MB',
       // A micro-batch's insert costs ~20 % less CPU on one thread than on two (open-duckdb.ts).
       duckdbWriteThreads: int('TALLY_DUCKDB_WRITE_THREADS', env.TALLY_DUCKDB_WRITE_THREADS, 1, 1, 1024),
@@ -317,6 +329,8 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
       maxBodyBytes: int('TALLY_REPLAY_MAX_BODY_BYTES', env.TALLY_REPLAY_MAX_BODY_BYTES, 25 * 1024 * 1024, 1024),
       memoryBudgetBytes: int('TALLY_REPLAY_MEMORY_BUDGET_BYTES', env.TALLY_REPLAY_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1024),
       retentionCheckMs: int('TALLY_REPLAY_RETENTION_CHECK_MS', env.TALLY_REPLAY_RETENTION_CHECK_MS, 3_600_000, 1000),
+      // On PostgreSQL several processes (hosts) serve one project: the bytes go where all of them read.
+      store: env.TALLY_REPLAY_STORE === 'files' || env.TALLY_REPLAY_STORE === 'database' ? env.TALLY_REPLAY_STORE : env.TALLY_DATABASE_URL ? 'database' : 'files',
     },
     geoip: {
       enabled: bool('TALLY_GEOIP', env.TALLY_GEOIP, true),
@@ -366,14 +380,16 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
   if (!levels.includes(config.log.level)) problems.push(`TALLY_LOG_LEVEL must be one of ${levels.join(', ')}`)
   if (!levels.includes(config.log.publicSuccessLevel)) problems.push(`TALLY_LOG_PUBLIC_SUCCESS_LEVEL must be one of ${levels.join(', ')}`)
   if (env.TALLY_LOG_FORMAT && config.log.format === null) problems.push('TALLY_LOG_FORMAT must be json or pretty')
+  if (env.TALLY_REPLAY_STORE && env.TALLY_REPLAY_STORE !== config.replay.store) problems.push('TALLY_REPLAY_STORE must be files or database')
   if (config.bootstrap.projectApiKey && !config.bootstrap.projectApiKey.startsWith('phc_')) {
     problems.push('TALLY_PROJECT_API_KEY must start with phc_')
   }
   if (config.bootstrap.personalApiKey && !config.bootstrap.personalApiKey.startsWith('phx_')) {
     problems.push('TALLY_PERSONAL_API_KEY must start with phx_')
   }
-  for (const [name, size] of [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit], ['TALLY_DUCKDB_WRITE_MEMORY_LIMIT', config.storage.duckdbWriteMemoryLimit]]) {
-    if (!/^[1-9]\d*(kB|MB|GB)$/.test(size!)) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
+  const sizes = [['TALLY_PGLITE_SHARED_BUFFERS', config.storage.pgliteSharedBuffers], ['TALLY_DUCKDB_MEMORY_LIMIT', config.storage.duckdbMemoryLimit], ['TALLY_DUCKDB_WRITE_MEMORY_LIMIT', config.storage.duckdbWriteMemoryLimit], ['TALLY_CLICKHOUSE_QUERY_MEMORY_LIMIT', config.storage.clickhouseQueryMemoryLimit]]
+  for (const [name, size] of sizes) {
+    if (size !== null && sizeBytes(size!) === null) problems.push(`${name} must be a size such as 512MB (kB, MB or GB), got "${size}"`)
   }
   if (config.storage.clickhouseUrl && !validClickHouseUrl(config.storage.clickhouseUrl)) {
     problems.push('TALLY_CLICKHOUSE_URL must be an http:// or https:// URL naming at most one database, e.g. http://default:@127.0.0.1:8123/tally')
@@ -429,4 +445,10 @@ function validClickHouseUrl(url: string): boolean {
   } catch {
     return false
   }
+}
+
+/** Bytes of a size setting (`512MB`: kB, MB, GB in powers of 1,000, as DuckDB reads them), or null when it is not one. */
+export function sizeBytes(size: string): number | null {
+  const m = /^([1-9]\d*)(kB|MB|GB)$/.exec(size)
+  return m ? Number(m[1]) * { kB: 1e3, MB: 1e6, GB: 1e9 }[m[2] as 'kB' | 'MB' | 'GB'] : null
 }

@@ -8,6 +8,7 @@ import { openNatsEventQueue } from './nats-event-queue.ts'
 import { QueueFullError, type EventQueue } from './event-queue.ts'
 import { eventually } from '../../test/helpers/eventually.ts'
 import { hasNatsServer, startOwnNatsServer } from '../../test/helpers/nats-server.ts'
+import { startNatsCluster } from '../../test/helpers/nats-cluster.ts'
 
 const url = process.env.TEST_NATS_URL
 const servers = (url ?? '').split(',')
@@ -117,4 +118,25 @@ test('NATS queue: with the server stopped publishes fail and the write state nam
   const { got, finished } = collectAll(queue, 2)
   await finished
   assert.deepEqual(got, ['before', 'after'])
+})
+
+test('NATS queue: a process that opens the queue while the cluster has no JetStream leader waits for it instead of failing', { skip: !hasNatsServer && 'nats-server is not installed', timeout: 120_000 }, async (t) => {
+  const cluster = await startNatsCluster(3)
+  t.after(() => cluster.destroy())
+  const [alone, ...others] = cluster.nodes
+  // One node of three has no quorum: JetStream's API requests time out or answer "temporarily unavailable".
+  await Promise.all(others.map((node) => node!.kill9()))
+  const opening = openNatsEventQueue({ servers: [alone!.url], stream: 'ELECTING', replicas: 3, publishTimeoutMs: 1000, openTimeoutMs: 90_000 })
+  let settled = false
+  void opening.then(() => (settled = true), () => (settled = true))
+  // Longer than one management request's timeout (10 s): a single try would have failed by now.
+  await new Promise((r) => setTimeout(r, 12_000))
+  assert.equal(settled, false, 'opening gave up (or succeeded) while the cluster could not elect a leader')
+  await Promise.all(others.map((node) => node!.start()))
+  const queue = await opening
+  t.after(() => queue.close())
+  await queue.publish(['after-election'])
+  const { got, finished } = collectAll(queue, 1)
+  await finished
+  assert.deepEqual(got, ['after-election'])
 })

@@ -79,11 +79,11 @@ export async function openNatsEventQueue(opts: NatsEventQueueOptions): Promise<E
   let openSeq: number
   let pull: Consumer
   try {
-    // Stream and consumer management is slower than a publish on a replicated stream: its own timeout.
-    jsm = await jetstreamManager(nc, { timeout: Math.max(publishTimeoutMs, ADMIN_TIMEOUT_MS) })
     const deadline = performance.now() + (opts.openTimeoutMs ?? 60_000)
     for (let attempt = 1; ; attempt++) {
       try {
+        // Stream and consumer management is slower than a publish on a replicated stream: its own timeout.
+        jsm = await jetstreamManager(nc, { timeout: Math.max(publishTimeoutMs, ADMIN_TIMEOUT_MS) })
         openSeq = await ensureStream(jsm, opts, subject, durable, ackWaitMs)
         pull = await jsm.jetstream().consumers.get(opts.stream, durable)
         break

@@ -25,6 +25,8 @@ import { sharedSqlDatabase } from './sql-harness.ts'
 import { definitionStoreContract } from './definition-store.contract.ts'
 import { createSqlDefinitionStore } from '../../src/storage/sql/sql-definition-store.ts'
 import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
+import { createSqlRecordingBlobStore } from '../../src/storage/sql/sql-recording-blob-store.ts'
+import { recordingBlobStoreContract } from './recording-blob-store.contract.ts'
 
 /** Every metadata store contract on one engine; each runner file calls this once. */
 export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
@@ -46,6 +48,7 @@ export function runSqlStoreContracts(engine: 'pglite' | 'postgres'): void {
   }
   ingestionPersonStoreContract(engine, db.openWithWorld(ingestionPorts))
   ingestionGroupStoreContract(engine, db.openWithWorld(ingestionPorts))
+  recordingBlobStoreContract(engine, (files) => db.openWithWorld((q) => (appendTo: 'database' | 'files') => createSqlRecordingBlobStore(q, files, appendTo))())
   personApiStoreContract(engine, db.openWithWorld((q) => ({
     persons: createSqlPersonStore(q), groups: createSqlGroupStore(q), writer: createSqlIngestionPersonStore(q), groupWriter: createSqlIngestionGroupStore(q), data: createSqlPersonDataStore(q),
   })))

@@ -2,7 +2,7 @@
 // (JSON escapes), so urls with quotes, backslashes, control characters and non-ASCII text are
 // captured through the real pipeline here and counted through /count, against the pure matcher.
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { compileAction, type ActionStepDefinition } from '../../src/domain/actions/match-action.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
@@ -35,8 +35,8 @@ const STEPS: ActionStepDefinition[][] = [
   [{ event: '$pageview', url: 'a.com/say \\"hi', url_matching: 'contains' }], // none: the stored escape is not the url
 ]
 
-test('url steps count urls with quotes, backslashes, control and non-ASCII characters as the pure matcher does', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('url steps count urls with quotes, backslashes, control and non-ASCII characters as the pure matcher does', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const api = privateApi(app)
   const batch: Array<{ event: string; distinct_id: string; uuid: string; properties: Record<string, unknown> }> = URLS.map((url, i) => ({ event: '$pageview', distinct_id: `d${i}`, uuid: crypto.randomUUID(), properties: { $current_url: url } }))
   // The same urls nested under another key must not count (the prefilter may pass them, the JSON test may not).

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { aBrowserEvent, waitForEvents } from '../helpers/capture-helpers.ts'
@@ -8,9 +8,9 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver.ts'
 
 const ENV = { TALLY_WEBHOOK_ALLOW: '127.0.0.1', TALLY_SITE_URL: 'https://tally.example.com', TALLY_WEBHOOK_RETRY_MIN_MS: '50' }
 
-test('actions that notify: each matching event sends the action\'s message to the project\'s incoming webhook', async (t) => {
+testOnEachEngine('actions that notify: each matching event sends the action\'s message to the project\'s incoming webhook', async (t, engine) => {
   const receiver = await startWebhookReceiver(t)
-  const app = await buildTestApp(t, { env: ENV })
+  const app = await buildTestApp(t, { engine, env: ENV })
   const api = privateApi(app)
   const patched = await api.patch('/', { slack_incoming_webhook: receiver.url('/chat') })
   assert.equal(patched.statusCode, 200, patched.body)
@@ -47,9 +47,9 @@ test('actions that notify: each matching event sends the action\'s message to th
   assert.equal(receiver.requests.length, 2)
 })
 
-test('actions that notify: a Slack webhook gets text and a mrkdwn block with Slack links', async (t) => {
+testOnEachEngine('actions that notify: a Slack webhook gets text and a mrkdwn block with Slack links', async (t, engine) => {
   const receiver = await startWebhookReceiver(t)
-  const app = await buildTestApp(t, { env: ENV })
+  const app = await buildTestApp(t, { engine, env: ENV })
   const api = privateApi(app)
   // The Slack shape is chosen by the URL, as PostHog does (it contains slack.com).
   await api.patch('/', { slack_incoming_webhook: receiver.url('/hooks.slack.com/services/T/B/X') })
@@ -64,9 +64,9 @@ test('actions that notify: a Slack webhook gets text and a mrkdwn block with Sla
   }])
 })
 
-test('send test message: greets an allowed URL, names the problem otherwise', async (t) => {
+testOnEachEngine('send test message: greets an allowed URL, names the problem otherwise', async (t, engine) => {
   const receiver = await startWebhookReceiver(t, (r) => (r.path === '/down' ? 503 : 200))
-  const app = await buildTestApp(t, { env: ENV })
+  const app = await buildTestApp(t, { engine, env: ENV })
   const post = (webhook: unknown) => app.http.inject({ method: 'POST', url: '/api/user/test_slack_webhook/', headers: app.auth, payload: { webhook } })
   const ok = await post(receiver.url('/chat'))
   assert.equal(ok.statusCode, 200)

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
@@ -53,8 +53,8 @@ async function people(app: TestApp, query: string): Promise<PeopleJson> {
 }
 const idsOf = (body: PeopleJson) => body.results[0]!.people.map((p) => [...p.distinct_ids].sort().join(',')).sort()
 
-test('actions/people: the distinct persons whose events match, merged persons once with their anonymous events, in the date range', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('actions/people: the distinct persons whose events match, merged persons once with their anonymous events, in the date range', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const id = await seed(app)
   const actions = encodeURIComponent(JSON.stringify([{ id, type: 'actions' }]))
   const week = await people(app, `actions=${actions}`)
@@ -75,8 +75,8 @@ test('actions/people: the distinct persons whose events match, merged persons on
   assert.deepEqual(idsOf(await people(app, `entity_id=${id}&entity_type=actions`)), ['anon-1,user-1', 'user-2'])
 })
 
-test('actions/people pages with limit/offset: each person once across the pages', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('actions/people pages with limit/offset: each person once across the pages', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const id = await seed(app)
   const seen: string[] = []
   let path: string | null = `/api/projects/${app.projectId}/actions/people/?action_id=${id}&date_from=all&limit=1`
@@ -95,8 +95,8 @@ test('actions/people pages with limit/offset: each person once across the pages'
   assert.deepEqual(seen.sort(), ['anon-1,user-1', 'user-2', 'user-4'])
 })
 
-test('actions/people: unknown action 404, bad parameters 400 naming them, another project cannot see the action', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('actions/people: unknown action 404, bad parameters 400 naming them, another project cannot see the action', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const id = await seed(app)
   const api = privateApi(app)
   assert.equal((await api.get('/actions/people/?action_id=99999')).statusCode, 404)

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { eventually } from '../helpers/eventually.ts'
 
-test('events carrying $groups create their group types, in order of first appearance', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('events carrying $groups create their group types, in order of first appearance', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const batch = [
     { event: 'signed up', distinct_id: 'u1', properties: { $groups: { company: 'acme' } } },
     { event: 'invited', distinct_id: 'u1', properties: { $groups: { company: 'acme', team: 'core' } } },
@@ -26,8 +26,8 @@ test('events carrying $groups create their group types, in order of first appear
   )
 })
 
-test('an event with $groups carries $group_<index>: key in its properties, in the events API and in HogQL', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('an event with $groups carries $group_<index>: key in its properties, in the events API and in HogQL', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const batch = [
     { event: 'signed up', distinct_id: 'u1', timestamp: '2024-06-01T10:00:00Z', properties: { $groups: { company: 'acme' } } },
     { event: 'invited', distinct_id: 'u1', timestamp: '2024-06-01T11:00:00Z', properties: { $groups: { company: 'acme', team: 'core' } } },

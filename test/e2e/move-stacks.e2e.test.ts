@@ -9,6 +9,8 @@ import { waitForEvents } from '../helpers/capture-helpers.ts'
 import { postQuery } from '../helpers/query-data.ts'
 import { createTestDatabase, TEST_POSTGRES_URL } from '../helpers/test-postgres.ts'
 import { freshClickHouseUrl, skipWithoutClickHouse } from '../helpers/clickhouse.ts'
+import { aRecording, listRecordings, postRecording } from '../helpers/replay.ts'
+import { privateApi } from '../helpers/private-api.ts'
 
 const dateRange = { date_from: '2024-06-01', date_to: '2024-06-04' }
 const QUERIES = {
@@ -17,7 +19,7 @@ const QUERIES = {
   dau: { kind: 'TrendsQuery', interval: 'day', dateRange, series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }] },
   chromeViews: { kind: 'TrendsQuery', interval: 'day', dateRange, series: [{ kind: 'EventsNode', event: '$pageview', properties: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }] }] },
   proUsers: { kind: 'TrendsQuery', interval: 'day', dateRange, series: [{ kind: 'EventsNode', event: '$pageview', math: 'dau' }], properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] },
-  // Funnels and breakdowns need window functions, which Tally's ClickHouse dialect does not run yet: trends only.
+  funnel: { kind: 'FunnelsQuery', dateRange, series: [{ kind: 'EventsNode', event: '$pageview' }, { kind: 'EventsNode', event: 'signed up' }, { kind: 'EventsNode', event: 'purchase' }], breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } },
   revenue: { kind: 'TrendsQuery', interval: 'day', dateRange, series: [{ kind: 'EventsNode', event: 'purchase', math: 'sum', math_property: 'amount' }, { kind: 'EventsNode', event: 'signed up', math: 'dau' }] },
 }
 
@@ -27,6 +29,22 @@ async function answers(app: TestApp): Promise<Record<string, unknown>> {
     const res = await postQuery(app, query)
     assert.equal(res.statusCode, 200, `${name}: ${res.body}`)
     out[name] = res.json().results
+  }
+  return out
+}
+
+/** The recordings of the project and the bytes of each block, as the replay API serves them. */
+async function recordings(app: TestApp): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {}
+  for (const r of (await listRecordings(app)).results) {
+    const api = privateApi(app)
+    const sources = (await api.get(`/session_recordings/${r.id}/snapshots/`)).json().sources as Array<{ blob_key: string }>
+    out[r.id] = []
+    for (const s of sources) {
+      const block = await api.get(`/session_recordings/${r.id}/snapshots/?source=blob_v2&blob_key=${s.blob_key}`)
+      assert.equal(block.statusCode, 200, `${r.id} block ${s.blob_key}: ${block.body}`)
+      out[r.id]!.push(block.body)
+    }
   }
   return out
 }
@@ -52,7 +70,7 @@ function someHistory() {
   return events
 }
 
-test('tally export / import move an embedded data dir onto PostgreSQL + ClickHouse and back, with identical insight answers', {
+test('tally export / import move an embedded data dir onto PostgreSQL + ClickHouse and back, with identical insight answers and recordings', {
   skip: !TEST_POSTGRES_URL ? 'needs TEST_POSTGRES_URL' : skipWithoutClickHouse(),
   timeout: 300_000,
 }, async (t) => {
@@ -69,6 +87,13 @@ test('tally export / import move an embedded data dir onto PostgreSQL + ClickHou
   await waitForEvents(first, history.length + identify.length)
   const before = await answers(first)
   assert.ok((before.revenue as unknown[]).length === 2)
+  // Recordings: their bytes are session files in the embedded data dir.
+  await postRecording(first, 'moved-1', aRecording(Date.now() - 3_600_000), { distinctId: 'user-1' })
+  await postRecording(first, 'moved-1', aRecording(Date.now() - 3_500_000), { distinctId: 'user-1' })
+  await postRecording(first, 'moved-2', aRecording(Date.now() - 600_000, { clicks: 3 }), { distinctId: 'user-2' })
+  const recorded = await recordings(first)
+  assert.deepEqual(Object.keys(recorded).sort(), ['moved-1', 'moved-2'])
+  assert.equal(recorded['moved-1']!.length, 2)
   await first.close()
 
   const keys = { TALLY_PROJECT_API_KEY: first.projectKey, TALLY_PERSONAL_API_KEY: first.personalKey, TALLY_LOG_LEVEL: 'silent' }
@@ -80,6 +105,7 @@ test('tally export / import move an embedded data dir onto PostgreSQL + ClickHou
   assert.equal(await run(['import', '--from', dump], { ...keys, ...scaleEnv, TALLY_DATA_DIR: scaleDir }), 0)
   const scale = await buildTestApp(t, { dataDir: scaleDir, env: { ...keys, ...scaleEnv } })
   assert.deepEqual(await answers(scale), before, 'the scale stack answers as the embedded one did')
+  assert.deepEqual(await recordings(scale), recorded, 'the scale stack plays the recordings (their bytes now in PostgreSQL)')
   // A second import into the same stores is refused.
   await scale.close()
   assert.equal(await run(['import', '--from', dump], { ...keys, ...scaleEnv, TALLY_DATA_DIR: scaleDir }), 1)
@@ -90,4 +116,5 @@ test('tally export / import move an embedded data dir onto PostgreSQL + ClickHou
   assert.equal(await run(['import', '--from', back], { ...keys, TALLY_DATA_DIR: embeddedDir }), 0)
   const again = await buildTestApp(t, { dataDir: embeddedDir, env: keys })
   assert.deepEqual(await answers(again), before, 'back on the embedded stack, the same answers')
+  assert.deepEqual(await recordings(again), recorded, 'and the same recordings')
 })

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
-import { test } from 'node:test'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
+import { clickHouseStatement } from '../helpers/clickhouse.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 
 const capture = async (app: TestApp, batch: object[]) => {
@@ -19,13 +20,19 @@ const ev = (event: string, distinctId: string, properties: Record<string, unknow
   event, distinct_id: distinctId, uuid: crypto.randomUUID(), timestamp: new Date((clock += 1000)).toISOString(), properties,
 })
 
-/** Runs `sql` on the app's DuckDB file once the app is closed. */
-async function queryEvents(app: TestApp, sql: string): Promise<Record<string, unknown>[]> {
+/** Runs the store's own SQL on the app's events: on ClickHouse in its database, on DuckDB in its file once the app is closed. */
+async function queryEvents(app: TestApp, sql: { duckdb: string; clickhouse: string }): Promise<Record<string, unknown>[]> {
+  const url = app.config.storage.clickhouseUrl
+  if (url) {
+    const database = new URL(url).pathname.slice(1)
+    const text = await clickHouseStatement(`${sql.clickhouse.replaceAll('{db}', database)} FORMAT JSON`)
+    return (JSON.parse(text) as { data: Record<string, unknown>[] }).data
+  }
   await app.close()
   const db = await DuckDBInstance.create(path.join(app.dataDir, 'events', 'events.duckdb'))
   try {
     const c = await db.connect()
-    const rows = (await c.runAndReadAll(sql)).getRowObjects()
+    const rows = (await c.runAndReadAll(sql.duckdb)).getRowObjects()
     c.closeSync()
     return rows as Record<string, unknown>[]
   } finally {
@@ -34,13 +41,21 @@ async function queryEvents(app: TestApp, sql: string): Promise<Record<string, un
 }
 
 /** Each event's person after overrides: what an action or insight query counts. */
-const RESOLVED = `SELECT e.distinct_id, e.event, e.person_id::VARCHAR AS stored_person,
+const RESOLVED = {
+  duckdb: `SELECT e.distinct_id, e.event, e.person_id::VARCHAR AS stored_person,
     coalesce(o.override_person_id, e.person_id)::VARCHAR AS person, e.person_properties
   FROM events e LEFT JOIN person_overrides o ON o.project_id = e.project_id AND o.old_person_id = e.person_id
-  ORDER BY e.timestamp`
+  ORDER BY e.timestamp`,
+  // The latest version of each override row wins (ReplacingMergeTree, merged or not); no match gives ''.
+  clickhouse: `SELECT distinct_id, event, stored_person, if(override = '' OR deleted = 1, stored_person, override) AS person, person_properties
+  FROM (SELECT project_id, distinct_id, event, toString(person_id) AS stored_person, person_properties, timestamp_ms FROM {db}.events)
+  ALL LEFT JOIN (SELECT project_id, toString(old_person_id) AS stored_person, toString(argMax(override_person_id, version)) AS override, argMax(is_deleted, version) AS deleted
+    FROM {db}.person_overrides GROUP BY project_id, old_person_id) USING (project_id, stored_person)
+  ORDER BY timestamp_ms`,
+}
 
-test('persons: every event gets a person, $set reaches /decide, $identify merges the anonymous person, earlier events resolve through the overrides', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('persons: every event gets a person, $set reaches /decide, $identify merges the anonymous person, earlier events resolve through the overrides', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const flag = await app.http.inject({
     method: 'POST', url: `/api/projects/${app.projectId}/feature_flags/`, headers: app.auth,
     payload: { key: 'pro-only', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }], rollout_percentage: 100 }] } },
@@ -86,8 +101,8 @@ test('persons: every event gets a person, $set reaches /decide, $identify merges
   assert.notEqual(ghostRow!.person, userPerson)
 })
 
-test('persons: $identify does not merge two identified persons; $merge_dangerously does, and earlier events follow', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('persons: $identify does not merge two identified persons; $merge_dangerously does, and earlier events follow', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await capture(app, [
     ev('$identify', 'u1', { $anon_distinct_id: 'a1', $set: { x: 1 } }),
     ev('$identify', 'u2', { $anon_distinct_id: 'a2', $set: { y: 2 } }),
@@ -111,8 +126,8 @@ test('persons: $identify does not merge two identified persons; $merge_dangerous
   assert.equal(new Set(rows.map((r) => r.stored_person)).size, 2)
 })
 
-test('groups: $groups fills $group_0..4 on the stored event, $groupidentify upserts the group that /decide reads', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('groups: $groups fills $group_0..4 on the stored event, $groupidentify upserts the group that /decide reads', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   // /decide's cache learns the group is absent first: the step must invalidate it.
   assert.equal((await app.services.personData.getGroups(app.projectId, [{ groupTypeIndex: 0, groupKey: 'acme' }])).size, 0)
   await capture(app, [
@@ -124,7 +139,7 @@ test('groups: $groups fills $group_0..4 on the stored event, $groupidentify upse
   await waitForEvents(app, 4)
   const groups = await app.services.personData.getGroups(app.projectId, [{ groupTypeIndex: 0, groupKey: 'acme' }])
   assert.deepEqual(groups.get('0:acme'), { plan: 'enterprise' })
-  const rows = await queryEvents(app, 'SELECT event, group_0, group_1, group_2 FROM events ORDER BY timestamp')
+  const rows = await queryEvents(app, { duckdb: 'SELECT event, group_0, group_1, group_2 FROM events ORDER BY timestamp', clickhouse: 'SELECT event, group_0, group_1, group_2 FROM {db}.events ORDER BY timestamp_ms' })
   assert.deepEqual(rows.map((r) => [r.event, r.group_0, r.group_1, r.group_2]), [
     ['signed up', 'acme', null, null],
     ['$groupidentify', null, null, null],
@@ -133,8 +148,8 @@ test('groups: $groups fills $group_0..4 on the stored event, $groupidentify upse
   ])
 })
 
-test('persons: personless events of a distinct id that later gets a person resolve to it through the overrides', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('persons: personless events of a distinct id that later gets a person resolve to it through the overrides', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   await capture(app, [ev('$pageview', 'late', { $process_person_profile: false }), ev('$pageview', 'late', { $process_person_profile: false })])
   await waitForEvents(app, 2)
   assert.equal((await app.services.personData.getPersons(app.projectId, ['late'])).size, 0)

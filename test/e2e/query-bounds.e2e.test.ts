@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import { privateApi } from '../helpers/private-api.ts'
 import { postQuery } from '../helpers/query-data.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
 
 // Private inputs that drive per-item work are bounded with a 400 naming the field and the limit (a
 // TrendsQuery of 5,000 series took 33 s, a replay of 100,000 ids 16 s).
@@ -19,8 +19,8 @@ const trends = (series: number, extra: Record<string, unknown> = {}) => ({
   series: Array.from({ length: series }, (_, i) => ({ kind: 'EventsNode', event: `e${i}` })), ...extra,
 })
 
-test('series per trends query, values per property filter, filters per group: 400s naming the limit; at the limit, answered', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('series per trends query, values per property filter, filters per group: 400s naming the limit; at the limit, answered', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   assertMaxLength(await postQuery(app, trends(5_000)), 'query.series', '100')
   assertMaxLength(await postQuery(app, trends(101)), 'query.series', '100')
   assert.equal((await postQuery(app, trends(3))).statusCode, 200)
@@ -36,8 +36,8 @@ test('series per trends query, values per property filter, filters per group: 40
   assert.equal((await postQuery(app, trends(1, { properties: filters(200) }))).statusCode, 200)
 })
 
-test('ids per dead-letter replay: a 400 naming the limit past 10,000', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('ids per dead-letter replay: a 400 naming the limit past 10,000', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const api = privateApi(app)
   assertMaxLength(await api.post('/dead_letters/replay/', { ids: Array.from({ length: 100_000 }, (_, i) => i + 1) }), 'ids', '10000')
   const ok = await api.post('/dead_letters/replay/', { ids: Array.from({ length: 10_000 }, (_, i) => i + 1) })

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
-import { after, before, test, type TestContext } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { captureEvents, queryOk, type TestEvent } from '../helpers/query-data.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
+import { queryOk, seededApps, type TestEvent } from '../helpers/query-data.ts'
 
 // TrendsQuery with `is_date_*` and `semver_*` property filters through the real HTTP query API.
 // Each stored value comes with its meaning written out by hand (an instant, or whether the
@@ -49,43 +48,40 @@ const trends = (properties: unknown[]) => ({
   kind: 'TrendsQuery', dateRange: { date_from: DAYS[0], date_to: DAYS[DAYS.length - 1] }, series: [{ kind: 'EventsNode', event: '$pageview' }], properties,
 })
 
-let app: TestApp
-const cleanups: Array<() => Promise<void>> = []
-before(async () => {
-  app = await buildTestApp({ after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext, { env: { TALLY_LOG_LEVEL: 'silent' } })
-  await captureEvents(app, events.map(({ event, distinct_id, timestamp, properties }) => ({ event, distinct_id, timestamp, properties })))
-})
-after(async () => {
-  for (const fn of cleanups) await fn()
-})
+const seeded = seededApps(events.map(({ event, distinct_id, timestamp, properties }) => ({ event, distinct_id, timestamp, properties })))
 
-test('is_date_after on a person property counts the events of persons whose date is after the value', async () => {
+testOnEachEngine('is_date_after on a person property counts the events of persons whose date is after the value', async (_t, engine) => {
+  const app = seeded.app(engine)
   const body = await queryOk(app, trends([{ key: 'signed_up', type: 'person', operator: 'is_date_after', value: '2024-03-01' }]))
   const expected = perDay((e) => e.signup !== null && e.signup > CUTOFF)
   assert.ok(expected.some((n) => n > 0) && expected.some((n, i) => n < perDay(() => true)[i]!), 'the filter keeps some events, not all')
   assert.deepEqual(body.results[0].data, expected)
 })
 
-test('is_date_before and is_date_exact on a person property', async () => {
+testOnEachEngine('is_date_before and is_date_exact on a person property', async (_t, engine) => {
+  const app = seeded.app(engine)
   const before = await queryOk(app, trends([{ key: 'signed_up', type: 'person', operator: 'is_date_before', value: '2024-03-01T00:00:00Z' }]))
   assert.deepEqual(before.results[0].data, perDay((e) => e.signup !== null && e.signup < CUTOFF))
   const exact = await queryOk(app, trends([{ key: 'signed_up', type: 'person', operator: 'is_date_exact', value: '2024-03-02T00:00:00Z' }]))
   assert.deepEqual(exact.results[0].data, perDay((e) => e.signup === Date.UTC(2024, 2, 2)))
 })
 
-test('is_date_after a relative date on an event property resolves it at query time', async () => {
+testOnEachEngine('is_date_after a relative date on an event property resolves it at query time', async (_t, engine) => {
+  const app = seeded.app(engine)
   const body = await queryOk(app, trends([{ key: 'seen_at', type: 'event', operator: 'is_date_after', value: '-30d' }]))
   assert.deepEqual(body.results[0].data, perDay((e) => e.recent))
 })
 
-test('semver_gte on an event property compares versions part by part, pre-releases first', async () => {
+testOnEachEngine('semver_gte on an event property compares versions part by part, pre-releases first', async (_t, engine) => {
+  const app = seeded.app(engine)
   const body = await queryOk(app, trends([{ key: 'app_version', type: 'event', operator: 'semver_gte', value: '1.2.0' }]))
   const expected = perDay((e) => e.atLeast120)
   assert.ok(expected.some((n) => n > 0), 'some events pass')
   assert.deepEqual(body.results[0].data, expected)
 })
 
-test('date and version filters combine with each other and with other operators', async () => {
+testOnEachEngine('date and version filters combine with each other and with other operators', async (_t, engine) => {
+  const app = seeded.app(engine)
   const body = await queryOk(app, trends([
     { key: 'app_version', type: 'event', operator: 'semver_gte', value: '1.2.0' },
     { key: 'signed_up', type: 'person', operator: 'is_date_after', value: '2024-03-01' },

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { captureEvents, postQuery } from '../helpers/query-data.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 
@@ -13,12 +13,18 @@ function assert400(res: { statusCode: number; body: string }, label: string, det
   if (detail) assert.match(body.detail, detail, label)
 }
 
-test('HogQL arithmetic overflow and concat() of 2,000+ arguments are 400s', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('HogQL arithmetic overflow is a 400 where the engine raises it (ClickHouse wraps, as PostHog answers); concat() of 2,000+ arguments is a 400', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const hogql = (query: string) => postQuery(app, { kind: 'HogQLQuery', query })
-  assert400(await hogql('select 9223372036854775807 + 1'), 'overflow', /overflow|out of range/i)
-  assert400(await hogql('select -9223372036854775807 - 2'), 'negative overflow', /overflow|out of range/i)
-  assert400(await hogql('select 9223372036854775807 * 2'), 'product overflow', /overflow|out of range/i)
+  const overflow = async (query: string, label: string, wrapped: number) => {
+    if (engine === 'duckdb') return assert400(await hogql(query), label, /overflow|out of range/i)
+    const res = await hogql(query)
+    assert.equal(res.statusCode, 200, `${label}: ${res.body.slice(0, 300)}`)
+    assert.equal(res.json().results[0][0], wrapped, label)
+  }
+  await overflow('select 9223372036854775807 + 1', 'overflow', -9223372036854775808)
+  await overflow('select -9223372036854775807 - 2', 'negative overflow', 9223372036854775807)
+  await overflow('select 9223372036854775807 * 2', 'product overflow', -2)
   for (const n of [2_000, 5_000]) {
     assert400(await hogql(`select concat(${Array.from({ length: n }, (_, i) => `'${i}'`).join(', ')})`), `concat of ${n}`)
   }
@@ -28,13 +34,14 @@ test('HogQL arithmetic overflow and concat() of 2,000+ arguments are 400s', asyn
   assert.equal(ok.json().results[0][0], 'a'.repeat(100))
 })
 
-test("a query over DuckDB's memory limit is a 400 naming the limit; over the row limit likewise; the store stays up", async (t) => {
-  const app = await buildTestApp(t, { env: { TALLY_DUCKDB_MEMORY_LIMIT: '20MB', TALLY_QUERY_MAX_ROWS: '50' } })
+testOnEachEngine("a query over the engine's query memory limit is a 400 naming the limit; over the row limit likewise; the store stays up", async (t, engine) => {
+  const memoryLimit = engine === 'duckdb' ? 'TALLY_DUCKDB_MEMORY_LIMIT' : 'TALLY_CLICKHOUSE_QUERY_MEMORY_LIMIT'
+  const app = await buildTestApp(t, { engine, env: { [memoryLimit]: '20MB', TALLY_QUERY_MAX_ROWS: '50' } })
   const pad = 'x'.repeat(2000)
   await captureEvents(app, Array.from({ length: 300 }, (_, i) => ({ event: 'm', distinct_id: `u${i}`, timestamp: '2024-01-01T00:00:00Z', properties: { pad: `${i}${pad}` } })))
   // The distinct 4 KB strings of a 300 × 300 join: 360 MB of distinct values against a 20 MB limit.
   const heavy = await postQuery(app, { kind: 'HogQLQuery', query: 'select uniqExact(concat(a.properties.pad, b.properties.pad)) from events a join events b on 1 = 1' })
-  assert400(heavy, 'memory', /TALLY_DUCKDB_MEMORY_LIMIT/)
+  assert400(heavy, 'memory', new RegExp(memoryLimit))
   const rows = await postQuery(app, { kind: 'EventsQuery', select: ['uuid'], limit: 100 })
   assert400(rows, 'rows', /TALLY_QUERY_MAX_ROWS/)
   // The store serves the next query, and readiness never saw an outage.

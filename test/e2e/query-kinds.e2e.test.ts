@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { buildTestApp } from '../helpers/test-app.ts'
 import { postQuery } from '../helpers/query-data.ts'
 
@@ -7,8 +7,8 @@ import { postQuery } from '../helpers/query-data.ts'
 // object's prototype answers to are unknown kinds, wherever a kind is looked up.
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']
 
-test('a query kind named after an object prototype member is a 400 naming query.kind, never a 500', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('a query kind named after an object prototype member is a 400 naming query.kind, never a 500', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   for (const kind of PROTOTYPE_NAMES) {
     const res = await postQuery(app, { kind })
     assert.equal(res.statusCode, 400, `${kind}: ${res.body}`)
@@ -17,8 +17,8 @@ test('a query kind named after an object prototype member is a 400 naming query.
   }
 })
 
-test('actors of an insight of a prototype-named kind are a 400 naming its source kind', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('actors of an insight of a prototype-named kind are a 400 naming its source kind', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   for (const kind of PROTOTYPE_NAMES) {
     const res = await postQuery(app, { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: { kind } } })
     assert.equal(res.statusCode, 400, `${kind}: ${res.body}`)
@@ -26,8 +26,8 @@ test('actors of an insight of a prototype-named kind are a 400 naming its source
   }
 })
 
-test('the unknown-kind error lists every registered kind', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('the unknown-kind error lists every registered kind', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const res = await postQuery(app, { kind: 'NoSuchQuery' })
   assert.equal(res.statusCode, 400)
   for (const kind of ['TrendsQuery', 'FunnelsQuery', 'RetentionQuery', 'StickinessQuery', 'LifecycleQuery', 'EventsQuery', 'HogQLQuery', 'ActorsQuery']) {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import { privateApi } from '../helpers/private-api.ts'
-import { queryOk, seededApp, type TestEvent } from '../helpers/query-data.ts'
+import { queryOk, seededApps, type TestEvent } from '../helpers/query-data.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
+import type { TestApp } from '../helpers/test-app.ts'
 
 // Cohorts created in PostHog's legacy `groups` form filter queries as PostHog's Cohort.properties
 // converts them: an OR of the groups; property lists (event type read as person), `{key: value}`
@@ -15,31 +16,34 @@ const events: TestEvent[] = [
 ]
 const dateRange = { date_from: '2024-06-03', date_to: '2024-06-05' }
 
-const seeded = seededApp(events)
+const seeded = seededApps(events)
 
-async function legacyCohort(groups: unknown[]): Promise<number> {
-  const res = await privateApi(seeded.app).post('/cohorts/', { name: `legacy ${JSON.stringify(groups)}`, groups })
+async function legacyCohort(app: TestApp, groups: unknown[]): Promise<number> {
+  const res = await privateApi(app).post('/cohorts/', { name: `legacy ${JSON.stringify(groups)}`, groups })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().id
 }
 
-async function viewsIn(cohort: number): Promise<number[]> {
-  const body = await queryOk(seeded.app, { kind: 'TrendsQuery', dateRange, interval: 'day', series: [{ kind: 'EventsNode', event: '$pageview' }], properties: [{ key: 'id', value: cohort, type: 'cohort' }] })
+async function viewsIn(app: TestApp, cohort: number): Promise<number[]> {
+  const body = await queryOk(app, { kind: 'TrendsQuery', dateRange, interval: 'day', series: [{ kind: 'EventsNode', event: '$pageview' }], properties: [{ key: 'id', value: cohort, type: 'cohort' }] })
   return body.results[0].data
 }
 
-test('a legacy property-list group matches persons by their properties (a property without type is a person property)', async () => {
-  assert.deepEqual(await viewsIn(await legacyCohort([{ properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }])), [1, 2, 0])
-  assert.deepEqual(await viewsIn(await legacyCohort([{ properties: [{ key: 'plan', value: 'free' }] }])), [1, 0, 1])
+testOnEachEngine('a legacy property-list group matches persons by their properties (a property without type is a person property)', async (_t, engine) => {
+  const app = seeded.app(engine)
+  assert.deepEqual(await viewsIn(app, await legacyCohort(app, [{ properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }] }])), [1, 2, 0])
+  assert.deepEqual(await viewsIn(app, await legacyCohort(app, [{ properties: [{ key: 'plan', value: 'free' }] }])), [1, 0, 1])
 })
 
-test('a legacy {key: value} group and several groups OR-ed', async () => {
-  assert.deepEqual(await viewsIn(await legacyCohort([{ properties: { plan: 'free' } }])), [1, 0, 1])
-  assert.deepEqual(await viewsIn(await legacyCohort([{ properties: { plan: 'free' } }, { properties: [{ key: 'plan', value: 'pro', type: 'person' }] }])), [2, 2, 1])
+testOnEachEngine('a legacy {key: value} group and several groups OR-ed', async (_t, engine) => {
+  const app = seeded.app(engine)
+  assert.deepEqual(await viewsIn(app, await legacyCohort(app, [{ properties: { plan: 'free' } }])), [1, 0, 1])
+  assert.deepEqual(await viewsIn(app, await legacyCohort(app, [{ properties: { plan: 'free' } }, { properties: [{ key: 'plan', value: 'pro', type: 'person' }] }])), [2, 2, 1])
 })
 
-test('a legacy event group: persons who did the event in the last `days` days', async () => {
-  assert.deepEqual(await viewsIn(await legacyCohort([{ event_id: 'purchase', days: 10000 }])), [0, 0, 1])
+testOnEachEngine('a legacy event group: persons who did the event in the last `days` days', async (_t, engine) => {
+  const app = seeded.app(engine)
+  assert.deepEqual(await viewsIn(app, await legacyCohort(app, [{ event_id: 'purchase', days: 10000 }])), [0, 0, 1])
   // A group the converter cannot read matches nobody, as in PostHog.
-  assert.deepEqual(await viewsIn(await legacyCohort([{ properties: { plan: 'pro' } }, { nonsense: true }])), [0, 0, 0])
+  assert.deepEqual(await viewsIn(app, await legacyCohort(app, [{ properties: { plan: 'pro' } }, { nonsense: true }])), [0, 0, 0])
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import { buildTestApp } from '../helpers/test-app.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { captureEvents, queryOk, type TestEvent } from '../helpers/query-data.ts'
 
@@ -26,8 +26,8 @@ const trends = (interval: string, dateFrom: string, dateTo: string) => ({
   kind: 'TrendsQuery', interval, series: [{ kind: 'EventsNode', event: 'tick' }], dateRange: { date_from: dateFrom, date_to: dateTo },
 })
 
-test('project timezone: PATCHable as PostHog\'s `timezone`; an unknown zone is a 400 naming the field', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('project timezone: PATCHable as PostHog\'s `timezone`; an unknown zone is a 400 naming the field', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   const api = privateApi(app)
   const bad = await api.patch('/', { timezone: 'Mars/Olympus' })
   assert.equal(bad.statusCode, 400, bad.body)
@@ -37,8 +37,8 @@ test('project timezone: PATCHable as PostHog\'s `timezone`; an unknown zone is a
   assert.equal((await api.get('/')).json().timezone, ZONE)
 })
 
-test('DST in Europe/Amsterdam: the spring-forward day holds 23 hours of events, the fall-back day 25; hourly buckets follow the local clock', async (t) => {
-  const app = await buildTestApp(t)
+testOnEachEngine('DST in Europe/Amsterdam: the spring-forward day holds 23 hours of events, the fall-back day 25; hourly buckets follow the local clock', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
   assert.equal((await privateApi(app).patch('/', { timezone: ZONE })).statusCode, 200)
   const spring = everyHalfHour('2024-03-29T00:00:00Z', 4 * 24)
   const autumn = everyHalfHour('2024-10-25T22:00:00Z', 3 * 24)

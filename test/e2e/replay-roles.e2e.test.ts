@@ -27,18 +27,19 @@ async function stop(p: ServerProcess) {
   await p.exited
 }
 
-test('on PostgreSQL + NATS, /s/ on a capture process queues the block summary on JetStream and only the worker role writes the recording', { skip: (!TEST_POSTGRES_URL || !TEST_NATS_URL) && 'needs TEST_POSTGRES_URL and TEST_NATS_URL', timeout: 240_000 }, async (t) => {
+test('on PostgreSQL + NATS, /s/ on a capture process queues the block summary on JetStream, only the worker role writes the recording, and an api process on another data dir plays it', { skip: (!TEST_POSTGRES_URL || !TEST_NATS_URL) && 'needs TEST_POSTGRES_URL and TEST_NATS_URL', timeout: 240_000 }, async (t) => {
   const nats = natsQueueEnv(t)!
   const env: Record<string, string> = { ...testEnv('unused'), TALLY_DATABASE_URL: await createTestDatabase(t), ...nats, TALLY_FLUSH_INTERVAL_MS: '20', TALLY_LOG_LEVEL: 'info' }
   delete env.TALLY_DATA_DIR
-  // Both processes on one data dir: the recording bytes the capture process writes are the ones the api process reads.
-  const dir = await tempDir(t)
+  // Each process on a data dir of its own, as on two hosts: the recording bytes the capture process
+  // takes are in PostgreSQL (TALLY_REPLAY_STORE's default there), where the api process reads them.
+  const [captureDir, apiDir] = [await tempDir(t), await tempDir(t)]
   const processes: ServerProcess[] = []
   t.after(() => Promise.all(processes.map(stop)))
   // The api,worker process first (it migrates the database and makes the project), then stopped.
-  let api = await startServerProcess(dir, { ...env, TALLY_ROLE: 'api,worker' })
+  let api = await startServerProcess(apiDir, { ...env, TALLY_ROLE: 'api,worker' })
   await stop(api)
-  const capture = await startServerProcess(dir, { ...env, TALLY_ROLE: 'capture' })
+  const capture = await startServerProcess(captureDir, { ...env, TALLY_ROLE: 'capture' })
   processes.push(capture)
 
   const session = 'role-session-1'
@@ -50,7 +51,7 @@ test('on PostgreSQL + NATS, /s/ on a capture process queues the block summary on
   await new Promise((r) => setTimeout(r, 2500))
   assert.equal(await recordingBacklog(nats.TALLY_NATS_URL!, nats.TALLY_NATS_STREAM!), 1)
 
-  api = await startServerProcess(dir, { ...env, TALLY_ROLE: 'api,worker' })
+  api = await startServerProcess(apiDir, { ...env, TALLY_ROLE: 'api,worker' })
   processes.push(api)
   const auth = { authorization: `Bearer ${env.TALLY_PERSONAL_API_KEY}` }
   const list = await eventually(async () => {
@@ -62,7 +63,9 @@ test('on PostgreSQL + NATS, /s/ on a capture process queues the block summary on
   assert.equal(list[0]!.click_count, 1)
   const sources = (await (await fetch(`${api.url}/api/projects/@current/session_recordings/${session}/snapshots/`, { headers: auth })).json()) as { sources: unknown[] }
   assert.equal(sources.sources.length, 1)
-  const lines = await (await fetch(`${api.url}/api/projects/@current/session_recordings/${session}/snapshots/?source=blob_v2&blob_key=0`, { headers: auth })).text()
+  const block = await fetch(`${api.url}/api/projects/@current/session_recordings/${session}/snapshots/?source=blob_v2&blob_key=0`, { headers: auth })
+  const lines = await block.text()
+  assert.equal(block.status, 200, lines)
   assert.equal(lines.trim().split('\n').length, aRecording(0).length)
   assert.equal(await recordingBacklog(nats.TALLY_NATS_URL!, nats.TALLY_NATS_STREAM!), 0)
 })

@@ -28,6 +28,8 @@ export interface RetentionQuery {
   cumulative: boolean
   dateRange: DateRangeInput | undefined
   properties: unknown
+  /** PostHog's `filterTestAccounts`: the project's `test_account_filters` apply to every event read. */
+  filterTestAccounts: boolean
   /** Counts groups of this type instead of persons (`aggregation_group_type_index`). */
   groupTypeIndex: number | null
   /**
@@ -75,6 +77,7 @@ export function readRetentionQuery(node: Node, attr = 'query'): RetentionQuery {
     cumulative,
     dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
     properties: node.properties,
+    filterTestAccounts: readFlag(node.filterTestAccounts, `${attr}.filterTestAccounts`),
     groupTypeIndex: readInteger(node.aggregation_group_type_index, `${attr}.aggregation_group_type_index`, { min: 0, max: 4 }) ?? null,
     // PostHog reads `minimumOccurrences or 1` and compares counts with `>=`: 0 and below mean 1.
     minimumOccurrences: Math.max(1, readInteger(f.minimumOccurrences, `${fAttr}.minimumOccurrences`, { fallback: 1 })!),

@@ -12,6 +12,8 @@ export interface PersonsQuery {
   interval: Interval
   dateRange: DateRangeInput | undefined
   properties: unknown
+  /** PostHog's `filterTestAccounts`: the project's `test_account_filters` apply to every event read. */
+  filterTestAccounts: boolean
   /** Stickiness `compareFilter.compare`: the previous period as well. */
   compare: boolean
 }
@@ -28,6 +30,7 @@ export function readPersonsQuery(node: Node, kind: 'StickinessQuery' | 'Lifecycl
     interval: readInterval(node.interval, `${attr}.interval`),
     dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
     properties: node.properties,
+    filterTestAccounts: readFlag(node.filterTestAccounts, `${attr}.filterTestAccounts`),
     compare: readFlag(compareFilter?.compare, `${attr}.compareFilter.compare`),
   }
 }

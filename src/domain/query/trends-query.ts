@@ -80,6 +80,8 @@ export interface TrendsQuery {
   interval: Interval
   dateRange: DateRangeInput | undefined
   properties: unknown
+  /** PostHog's `filterTestAccounts`: the project's `test_account_filters` apply to every event read. */
+  filterTestAccounts: boolean
   breakdown: Breakdown | null
   display: string
   formula: string | null
@@ -165,6 +167,7 @@ export function readTrendsQuery(node: Node, attr = 'query'): TrendsQuery {
     interval: readInterval(node.interval, `${attr}.interval`),
     dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
     properties: node.properties,
+    filterTestAccounts: readFlag(node.filterTestAccounts, `${attr}.filterTestAccounts`),
     breakdown: readBreakdown(node.breakdownFilter, `${attr}.breakdownFilter`),
     display: readText(trendsFilter.display, `${attr}.trendsFilter.display`, { nullable: true }) ?? 'ActionsLineGraph',
     formula,

@@ -8,7 +8,7 @@ import { has, readBody, readBool, readHttpUrl, readInt, readString, type Body } 
 import { addRoute } from '../../http/route-paths.ts'
 import { AppError } from '../../shared/errors.ts'
 import { readCleaningRule } from '../../domain/query/paths/paths-query.ts'
-import { filtersToExpr } from '../../domain/query/filter-expr.ts'
+import { cohortIdsOf, filtersToExpr } from '../../domain/query/filter-expr.ts'
 import { readArray } from '../../domain/query/query-fields.ts'
 import { readRecordingSettingsPatch, recordingSettingsJson } from './recording-settings-schemas.ts'
 import { DEFAULT_RECORDING_SETTINGS, type RecordingSettings } from '../../domain/replay/recording-settings.ts'
@@ -70,10 +70,15 @@ function readSettings(body: Body, recording: RecordingSettings): ProjectSettings
   return input
 }
 
-/** A list of property filters, checked as queries read them (a 400 naming the filter otherwise). */
+/**
+ * A list of property filters, checked as queries read them (a 400 naming the filter otherwise).
+ * Cohort filters (PostHog offers "not in cohort" here) are checked for shape only: a query that
+ * reads a cohort deleted since answers a 400 naming it, as for any cohort filter.
+ */
 function readTestAccountFilters(v: unknown): unknown[] {
   const list = readArray(v, 'test_account_filters')
-  filtersToExpr(list, 'test_account_filters', new Map())
+  const shapeOnly = new Map(cohortIdsOf(list).map((id) => [id, { id, name: '', properties: null, isStatic: true, personIds: [] }]))
+  filtersToExpr(list, 'test_account_filters', shapeOnly)
   return list
 }
 

@@ -13,7 +13,7 @@ import { AGGREGATED_DISPLAYS, readTrendsQuery, type Breakdown } from '../../doma
 import { validationError } from '../../shared/errors.ts'
 import type { QueryContext } from './query-context.ts'
 import { QUERY_KINDS, queryKind } from './query-kinds.ts'
-import { loadCohorts, resolveRange, seriesMatch, withGroupValues } from './query-helpers.ts'
+import { loadCohorts, queryFilters, resolveRange, seriesMatch, withGroupValues } from './query-helpers.ts'
 import { readFunnel } from './run-funnels-query.ts'
 import { readRetention } from './run-retention-query.ts'
 
@@ -101,11 +101,12 @@ function readFunnelStep(node: Node, attr: string, steps: number): { funnelStep: 
 export async function trendsActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const q = readTrendsQuery(source, `${attr}.source`)
   q.breakdown = await withGroupValues(ctx, q.breakdown, `${attr}.source.breakdownFilter.breakdown`)
-  const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
+  const filters = queryFilters(ctx, q)
+  const cohorts = await loadCohorts(ctx, [filters.properties, filters.testAccounts, ...q.series.map((s) => s.properties)])
   const range = await resolveRange(ctx, q.dateRange, q.interval)
   const index = readInteger(node.series, `${attr}.series`, { min: 0, max: q.series.length - 1, fallback: 0 })!
   const series = q.series[index]!
-  const { match } = await seriesMatch(ctx, series, `${attr}.source.series.${index}`, q.properties, cohorts)
+  const { match } = await seriesMatch(ctx, series, `${attr}.source.series.${index}`, filters, cohorts)
   const compare = readChoice(node.compare, `${attr}.compare`, ['current', 'previous'] as const, 'current')
   const period = q.compare && compare === 'previous' ? previousPeriod(range) : range
   const aggregated = AGGREGATED_DISPLAYS.includes(q.display)
@@ -155,10 +156,11 @@ async function trendsBreakdownCondition(
 /** PostHog's stickiness actors: persons active in `day` intervals of the range (`operator` gte/lte/exact, default exact). */
 export async function stickinessActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const q = readPersonsQuery(source, 'StickinessQuery', `${attr}.source`)
-  const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
+  const filters = queryFilters(ctx, q)
+  const cohorts = await loadCohorts(ctx, [filters.properties, filters.testAccounts, ...q.series.map((s) => s.properties)])
   const range = await resolveRange(ctx, q.dateRange, q.interval, { hourlyDateOnlyEndsAtMidnight: true })
   const index = readInteger(node.series, `${attr}.series`, { min: 0, max: q.series.length - 1, fallback: 0 })!
-  const { match } = await seriesMatch(ctx, q.series[index]!, `${attr}.source.series.${index}`, q.properties, cohorts)
+  const { match } = await seriesMatch(ctx, q.series[index]!, `${attr}.source.series.${index}`, filters, cohorts)
   const day = readInteger(node.day, `${attr}.day`, { min: 1 })
   if (day === undefined) throw validationError(`${attr}.day`, 'Stickiness actors need `day`: the number of intervals.', 'required')
   const operator = readChoice(node.operator, `${attr}.operator`, ['exact', 'gte', 'lte'] as const, 'exact')
@@ -172,9 +174,10 @@ export async function stickinessActors(ctx: QueryContext, node: Node, source: No
 export async function lifecycleActors(ctx: QueryContext, node: Node, source: Node, attr: string): Promise<ActorSet> {
   const q = readPersonsQuery(source, 'LifecycleQuery', `${attr}.source`)
   const series = q.series[0]!
-  const cohorts = await loadCohorts(ctx, [q.properties, series.properties])
+  const filters = queryFilters(ctx, q)
+  const cohorts = await loadCohorts(ctx, [filters.properties, filters.testAccounts, series.properties])
   const range = await resolveRange(ctx, q.dateRange, q.interval)
-  const { match } = await seriesMatch(ctx, series, `${attr}.source.series.0`, q.properties, cohorts)
+  const { match } = await seriesMatch(ctx, series, `${attr}.source.series.0`, filters, cohorts)
   const status = node.status === undefined || node.status === null ? undefined : readChoice(node.status, `${attr}.status`, LIFECYCLE_STATUSES)
   let at: Expr | undefined
   if (node.day !== undefined && node.day !== null) {

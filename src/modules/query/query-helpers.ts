@@ -62,14 +62,33 @@ export function resolvedRangeJson(range: ResolvedRange) {
 }
 
 /**
- * Which events a series counts: its event (or action), its own property filters and the query's.
- * An action series also gives the action's name for labels.
+ * The filters a query applies to every event it reads, as PostHog's `Properties.to_exprs`: its
+ * `properties` and, with `filterTestAccounts`, the project's `test_account_filters` ("filter out
+ * internal and test users"). Both lists may name cohorts: pass both to `loadCohorts`.
+ */
+export interface QueryFilters {
+  properties: unknown
+  testAccounts: readonly unknown[]
+}
+
+export function queryFilters(ctx: QueryContext, q: { properties: unknown; filterTestAccounts: boolean }): QueryFilters {
+  return { properties: q.properties, testAccounts: q.filterTestAccounts ? ctx.project.testAccountFilters : [] }
+}
+
+/** The test-account filters alone as one condition (undefined when off or empty). */
+export function testAccountsExpr(filters: QueryFilters, cohorts: ReadonlyMap<number, QueryCohort>): Expr | undefined {
+  return filtersToExpr(filters.testAccounts, 'test_account_filters', cohorts)
+}
+
+/**
+ * Which events a series counts: its event (or action), its own property filters and the query's
+ * (`filters`: its properties and test-account filters). An action series also gives the action's name for labels.
  */
 export async function seriesMatch(
   ctx: QueryContext,
   series: Series,
   attr: string,
-  queryProperties: unknown,
+  filters: QueryFilters | undefined,
   cohorts: ReadonlyMap<number, QueryCohort>,
 ): Promise<{ match: Expr | undefined; actionName: string | null }> {
   let what: Expr | undefined
@@ -82,6 +101,6 @@ export async function seriesMatch(
     what = eq(col('event'), lit(series.event))
   }
   const own = filtersToExpr(series.properties, `${attr}.properties`, cohorts)
-  const shared = filtersToExpr(queryProperties, 'query.properties', cohorts)
+  const shared = filters && and(filtersToExpr(filters.properties, 'query.properties', cohorts), testAccountsExpr(filters, cohorts))
   return { match: and(what, own, shared), actionName }
 }

@@ -7,7 +7,7 @@ import { and, col, lit, type Expr, type Plan } from '../../domain/query/query-pl
 import { actorOf } from '../../domain/query/actor.ts'
 import { BREAKDOWN_OTHER, breakdownExpr, breakdownNone, timestampBucket } from '../../domain/query/trends-plan.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
-import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch, withGroupValues } from './query-helpers.ts'
+import { loadCohorts, queryFilters, resolveRange, resolvedRangeJson, seriesMatch, testAccountsExpr, withGroupValues } from './query-helpers.ts'
 
 /** `FunnelsQuery`: steps (per breakdown value), time to convert, or conversion trends. */
 export async function runFunnelsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
@@ -30,12 +30,13 @@ export async function runFunnelsQuery(ctx: QueryContext, node: QueryNode): Promi
 export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'query'): Promise<{ q: FunnelsQuery; spec: FunnelSpec; names: FunnelStepName[] }> {
   const q = readFunnelsQuery(node, attr)
   q.breakdown = await withGroupValues(ctx, q.breakdown, `${attr}.breakdownFilter.breakdown`)
-  const cohorts = await loadCohorts(ctx, [q.properties, ...q.steps.map((s) => s.properties), ...q.exclusions.map((x) => x.series.properties)])
+  const filters = queryFilters(ctx, q)
+  const cohorts = await loadCohorts(ctx, [filters.properties, filters.testAccounts, ...q.steps.map((s) => s.properties), ...q.exclusions.map((x) => x.series.properties)])
   const range = await resolveRange(ctx, q.dateRange, q.interval)
   const names: FunnelStepName[] = []
   const steps: Expr[] = []
   for (const [i, series] of q.steps.entries()) {
-    const { match, actionName } = await seriesMatch(ctx, series, `${attr}.series.${i}`, q.properties, cohorts)
+    const { match, actionName } = await seriesMatch(ctx, series, `${attr}.series.${i}`, { properties: q.properties, testAccounts: [] }, cohorts)
     names.push({ series, actionName })
     const step = match ?? lit(true)
     if (series.math !== 'first_time_for_user' && series.math !== 'first_time_for_user_with_filters') {
@@ -53,7 +54,9 @@ export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'que
     exclusions.push({ match: match ?? lit(true), fromStep: x.fromStep, toStep: x.toStep })
   }
   const breakdown = q.breakdown ? { value: breakdownExpr(q.breakdown), attribution: q.attribution, none: breakdownNone(q.breakdown) } : null
-  const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, actor: actorOf(q.groupTypeIndex), breakdown }
+  // The test-account filters apply to every event the funnel reads (PostHog's FunnelEventQuery), not to steps alone.
+  const eventFilter = testAccountsExpr(filters, cohorts)
+  const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, actor: actorOf(q.groupTypeIndex), breakdown, eventFilter }
   return { q, spec, names }
 }
 

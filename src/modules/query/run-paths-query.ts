@@ -6,7 +6,7 @@ import { filtersToExpr } from '../../domain/query/filter-expr.ts'
 import { and } from '../../domain/query/query-plan.ts'
 import type { Node } from '../../domain/query/query-fields.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
-import { loadCohorts, resolveRange } from './query-helpers.ts'
+import { loadCohorts, queryFilters, resolveRange, testAccountsExpr } from './query-helpers.ts'
 
 /** `PathsQuery`: the edges between the steps persons took, as PostHog's paths insight answers them. */
 export async function runPathsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
@@ -25,9 +25,9 @@ export async function pathsActors(ctx: QueryContext, _actorsNode: Node, source: 
 export async function readPaths(ctx: QueryContext, node: QueryNode, attr: string): Promise<PathsSpec> {
   const q = readPathsQuery(node, attr)
   const range = await resolveRange(ctx, q.dateRange, 'day')
-  const testFilters = q.filterTestAccounts ? ctx.project.testAccountFilters ?? [] : []
-  const cohorts = await loadCohorts(ctx, [q.properties, testFilters])
-  const filters = and(filtersToExpr(q.properties, `${attr}.properties`, cohorts), filtersToExpr(testFilters, 'test_account_filters', cohorts))
+  const shared = queryFilters(ctx, q)
+  const cohorts = await loadCohorts(ctx, [shared.properties, shared.testAccounts])
+  const filters = and(filtersToExpr(q.properties, `${attr}.properties`, cohorts), testAccountsExpr(shared, cohorts))
   const projectRules = q.pathReplacements ? (ctx.project.pathCleaningFilters ?? []).map((r, i) => readCleaningRule(r, `path_cleaning_filters.${i}`)) : []
   return { q, range, cleaning: [...projectRules, ...q.localPathCleaningFilters], filters }
 }

@@ -2,7 +2,7 @@ import { retentionCohortsPlan, retentionPlan, shapeRetention } from '../../domai
 import { rollingRetentionCohortsPlan, rollingRetentionPlan } from '../../domain/query/retention-window-plan.ts'
 import { readRetentionQuery, retentionRange } from '../../domain/query/retention.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
-import { loadCohorts, resolveRange, seriesMatch } from './query-helpers.ts'
+import { loadCohorts, queryFilters, resolveRange, seriesMatch } from './query-helpers.ts'
 
 /** `RetentionQuery`: the cohort grid, one row per period of the range, counted per person in DuckDB. */
 export async function runRetentionQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
@@ -17,14 +17,15 @@ export async function runRetentionQuery(ctx: QueryContext, node: QueryNode): Pro
  */
 export async function readRetention(ctx: QueryContext, node: QueryNode, attr: string) {
   const q = readRetentionQuery(node, attr)
-  const cohorts = await loadCohorts(ctx, [q.properties, q.target.properties, q.returning.properties])
+  const filters = queryFilters(ctx, q)
+  const cohorts = await loadCohorts(ctx, [filters.properties, filters.testAccounts, q.target.properties, q.returning.properties])
   // Without date_from the start is counted back from the end; resolve the end alone first.
   const base = await resolveRange(ctx, q.dateRange, q.interval, { defaultFrom: q.dateRange?.date_to ?? '-0d' })
   const range = retentionRange(base, q, attr)
   const targetAttr = `${attr}.retentionFilter.targetEntity`
-  const target = await seriesMatch(ctx, q.target, targetAttr, q.properties, cohorts)
-  const returning = await seriesMatch(ctx, q.returning, `${attr}.retentionFilter.returningEntity`, q.properties, cohorts)
-  const targetAnyProperties = q.mode === 'first_ever' ? (await seriesMatch(ctx, { ...q.target, properties: [] }, targetAttr, q.properties, cohorts)).match : undefined
+  const target = await seriesMatch(ctx, q.target, targetAttr, filters, cohorts)
+  const returning = await seriesMatch(ctx, q.returning, `${attr}.retentionFilter.returningEntity`, filters, cohorts)
+  const targetAnyProperties = q.mode === 'first_ever' ? (await seriesMatch(ctx, { ...q.target, properties: [] }, targetAttr, filters, cohorts)).match : undefined
   const match = { target: target.match, returning: returning.match, targetAnyProperties }
   const rolling = q.windows === 'rolling'
   return {

@@ -5,13 +5,14 @@ import { AGGREGATED_DISPLAYS, readTrendsQuery, type Series, type TrendsQuery } f
 import { applyFormula, isOtherBreakdown, seriesLabel, shapeSeries, type SeriesRow, type TrendsResult } from '../../domain/query/trends-results.ts'
 import type { Expr } from '../../domain/query/query-plan.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
-import { loadCohorts, resolveRange, resolvedRangeJson, seriesMatch, withGroupValues } from './query-helpers.ts'
+import { loadCohorts, queryFilters, resolveRange, resolvedRangeJson, seriesMatch, withGroupValues } from './query-helpers.ts'
 
 /** `TrendsQuery`: one result per series (per breakdown value, per compared period), or the formula's. */
 export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
   const q = readTrendsQuery(node)
   q.breakdown = await withGroupValues(ctx, q.breakdown, 'query.breakdownFilter.breakdown')
-  const cohorts = await loadCohorts(ctx, [q.properties, ...q.series.map((s) => s.properties)])
+  const filters = queryFilters(ctx, q)
+  const cohorts = await loadCohorts(ctx, [filters.properties, filters.testAccounts, ...q.series.map((s) => s.properties)])
   const range = await resolveRange(ctx, q.dateRange, q.interval)
   const aggregated = AGGREGATED_DISPLAYS.includes(q.display)
   const formula = q.formula ? parseFormula(q.formula, q.series.length, 'query.trendsFilter.formula') : null
@@ -20,7 +21,7 @@ export async function runTrendsQuery(ctx: QueryContext, node: QueryNode): Promis
     : [[range, undefined]]
   const perSeries: TrendsResult[][] = []
   for (const [i, series] of q.series.entries()) {
-    const { match, actionName } = await seriesMatch(ctx, series, `query.series.${i}`, q.properties, cohorts)
+    const { match, actionName } = await seriesMatch(ctx, series, `query.series.${i}`, filters, cohorts)
     const label = seriesLabel(series, actionName)
     const results: TrendsResult[] = []
     for (const [period, compareLabel] of periods) {

@@ -174,10 +174,6 @@ export const clickHouseEventDialect: EventDialect = {
 
 const CASTS = { int32: 'toInt32', int64: 'toInt64', uint64: 'toUInt64', float64: 'toFloat64', text: 'toString' } as const
 
-function notYet(what: string): AppError {
-  return new AppError('validation_error', `${what} Tally does not run on ClickHouse yet; use the embedded DuckDB store for it.`, 'query')
-}
-
 /**
  * A user's RE2 pattern for ClickHouse's `match`, with the domain's meaning (`compileRegex`):
  * - named groups as `(?P<`;

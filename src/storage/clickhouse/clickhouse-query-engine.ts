@@ -22,9 +22,15 @@ interface JsonResult {
  * enforced twice (ClickHouse's `max_execution_time` and a timer here), `KILL QUERY` when the limit
  * passes or the client goes away, and a row limit. Statements compiled from plans carry the project
  * filter (the dialect's `eventsFrom`); statements from elsewhere run with `readonly = 2` (no writes,
- * settings allowed) and a statement ClickHouse refuses is a 400 naming the problem.
+ * settings allowed) and a statement ClickHouse refuses is a 400 naming the problem. A statement
+ * past its memory limit (`memoryLimit`, TALLY_CLICKHOUSE_QUERY_MEMORY_LIMIT, else the server's
+ * `max_memory_usage`) is a 400 too: the query is at fault, not the store (503 would tell a load
+ * balancer that Tally is down). The server's total limit stays a 503.
  */
-export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency: number; threads?: number }): QueryEngine {
+export function createClickHouseQueryEngine(
+  ch: ClickHouse,
+  opts: { concurrency: number; threads?: number; memoryLimit?: { text: string; bytes: number } | null },
+): QueryEngine {
   let running = 0
   const waiting: Array<() => void> = []
   const acquire = async (): Promise<void> => {
@@ -79,6 +85,7 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
           // One statement takes at most `threads` cores (TALLY_QUERY_THREADS): a member's heavy query
           // leaves the others (ingestion, other members) the rest of the machine.
           ...(opts.threads ? { max_threads: opts.threads } : {}),
+          ...(opts.memoryLimit ? { max_memory_usage: String(opts.memoryLimit.bytes) } : {}),
           ...(mode.smallBlocks ? SMALL_BLOCKS : {}),
           ...(mode.readonly ? { readonly: '2' } : {}),
           // Plans nest subqueries per step (funnels of 20 steps pass 18.16's defaults: 100 levels, depth 1,000).
@@ -86,7 +93,7 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
         },
       })
       if (r.data.length > guards.maxRows) {
-        throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows: narrow it (date range, breakdown limit, LIMIT).`, 'query')
+        throw new AppError('validation_error', `The query returns more than ${guards.maxRows} rows (TALLY_QUERY_MAX_ROWS): narrow it (date range, breakdown limit, LIMIT).`, 'query', { subCode: 'query_row_limit' })
       }
       const converters = r.meta.map((m) => (mode.booleans?.has(m.name) ? toBoolean : converter(m.type)))
       const rows = r.data.map((row) => {
@@ -101,6 +108,10 @@ export function createClickHouseQueryEngine(ch: ClickHouse, opts: { concurrency:
       if (timedOut || clickHouseCode(err) === '159') throw new AppError('query_timeout', `The query ran longer than ${guards.timeoutMs / 1000} s and was stopped.`, 'query')
       if (cancelled || guards.signal?.aborted) throw new AppError('validation_error', 'The query was cancelled.', 'query')
       if (err instanceof AppError) throw err
+      if (clickHouseCode(err) === '241' && /Memory limit \(for query\)/.test(clickHouseMessage(err))) {
+        const limit = opts.memoryLimit ? ` (${opts.memoryLimit.text})` : ' (the server\'s max_memory_usage)'
+        throw new AppError('validation_error', `The query needs more memory than the query memory limit${limit}, TALLY_CLICKHOUSE_QUERY_MEMORY_LIMIT: narrow it (date range, breakdown limit, fewer joins).`, 'query', { subCode: 'query_memory_limit' })
+      }
       // Before the transient test: READONLY (164) is also what a server in read-only mode answers, but
       // under `readonly = 2` it is this statement writing.
       if (mode.readonly && clickHouseStatementRefused(err)) {

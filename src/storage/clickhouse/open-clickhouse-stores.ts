@@ -45,7 +45,7 @@ export interface ClickHouseStores {
 export async function openClickHouseStores(
   url: string,
   migrationsDir: string,
-  opts: { dedupWindow?: number; queryConcurrency: number; queryThreads?: number },
+  opts: { dedupWindow?: number; queryConcurrency: number; queryThreads?: number; queryMemoryLimit?: { text: string; bytes: number } | null },
 ): Promise<ClickHouseStores> {
   const ch = await openClickHouse(url, migrationsDir, { maxConnections: opts.queryConcurrency + 6 })
   const events = await createClickHouseEventStore(ch, { dedupWindow: opts.dedupWindow })
@@ -58,7 +58,7 @@ export async function openClickHouseStores(
       personOverrides: createClickHousePersonOverrideStore(ch),
       personEvents: createClickHousePersonEventStore(ch),
       actionEvents: createClickHouseActionReads(ch),
-      queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency, threads: opts.queryThreads }),
+      queryEngine: createClickHouseQueryEngine(ch, { concurrency: opts.queryConcurrency, threads: opts.queryThreads, memoryLimit: opts.queryMemoryLimit ?? null }),
       eventRetention: createClickHouseEventRetention(ch),
     },
     clickhouse: ch,

@@ -33,6 +33,12 @@ export interface FunnelSpec {
   actor: { actor: Expr; hasActor: Expr }
   breakdown: FunnelBreakdown | null
   /**
+   * What every event the funnel reads passes, steps and exclusions alike (the test-account filters,
+   * as PostHog's funnel event query applies them): other events are not read at all, so they do not
+   * break a strict sequence either.
+   */
+  eventFilter?: Expr
+  /**
    * Funnel trends: the actors' attempts are grouped by the interval their entry falls in (a step-0
    * event; for unordered funnels, a path's first event), each interval's attempts computed apart.
    * `entryBucket` is an event's interval key, `keys` the range's keys.
@@ -118,7 +124,7 @@ function countedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): Plan {
 /** Which events the funnel reads: in the range, with an actor, and (but for strict funnels) a step or exclusion. */
 function eventsWhere(spec: FunnelSpec): Expr {
   const any: Expr = { op: 'or', args: [...spec.steps, ...spec.exclusions.map((x) => x.match)] }
-  return and(timeBetween(spec.range.from, spec.range.to), spec.actor.hasActor, spec.order === 'strict' ? undefined : any)!
+  return and(timeBetween(spec.range.from, spec.range.to), spec.actor.hasActor, spec.eventFilter, spec.order === 'strict' ? undefined : any)!
 }
 
 /**

@@ -1,6 +1,6 @@
 import { validationError } from '../../../shared/errors.ts'
 import type { DateRangeInput, Interval } from '../date-range.ts'
-import { readArray, readChoice, readInteger, readNode, type Node } from '../query-fields.ts'
+import { readArray, readChoice, readFlag, readInteger, readNode, type Node } from '../query-fields.ts'
 import { FUNNEL_FIRST_TIME_MATHS, MATHS, readBreakdown, readDateRange, readInterval, readSeries, type Breakdown, type Series } from '../trends-query.ts'
 import type { FunnelAttribution } from './funnel-plan.ts'
 
@@ -29,6 +29,8 @@ export interface FunnelsQuery {
   steps: Series[]
   dateRange: DateRangeInput | undefined
   properties: unknown
+  /** PostHog's `filterTestAccounts`: the project's `test_account_filters` apply to every event read. */
+  filterTestAccounts: boolean
   breakdown: Breakdown | null
   /** Which value a person counts under when their events carry several. */
   attribution: FunnelAttribution
@@ -72,6 +74,7 @@ export function readFunnelsQuery(node: Node, attr = 'query'): FunnelsQuery {
     steps,
     dateRange: readDateRange(node.dateRange, `${attr}.dateRange`),
     properties: node.properties,
+    filterTestAccounts: readFlag(node.filterTestAccounts, `${attr}.filterTestAccounts`),
     breakdown,
     attribution,
     groupTypeIndex: readInteger(node.aggregation_group_type_index, `${attr}.aggregation_group_type_index`, { min: 0, max: 4 }) ?? null,
