@@ -51,7 +51,8 @@ export async function deadLetterRoutes(app: FastifyInstance, opts: {
     const body = readBody(req.body)
     const list = has(body, 'ids') ? readList(body.ids, 'ids') : undefined
     if (list && list.length > MAX_REPLAY_IDS) throw validationError('ids', `At most ${MAX_REPLAY_IDS} ids per replay, got ${list.length}: replay in parts, or send no ids to replay every pending letter.`, 'max_length')
-    const ids = list?.map((id, i) => readInt(id, `ids__${i}`)!)
+    // ClickHouse's ids are random below 2^53 (its dead-letter store): any safe integer.
+    const ids = list?.map((id, i) => readInt(id, `ids__${i}`, { min: 1, max: Number.MAX_SAFE_INTEGER })!)
     return replayDeadLetters({ deadLetters: opts.deadLetters, queue: opts.queue }, { projectId: req.project.id, ids })
   })
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { DeadLetterQuery, DeadLetterStore, StoredDeadLetter } from '../../ingestion/dead-letter-store.ts'
 import type { ClickHouse } from './open-clickhouse.ts'
 import { intLiteral } from './clickhouse-literals.ts'
@@ -16,18 +17,13 @@ interface Row {
 
 /**
  * Dead letters in ClickHouse (`events_dead_letter`), append-only: a replay is a row of
- * `events_dead_letter_replay` (an UPDATE would be an asynchronous mutation rewriting parts). Ids are
- * the table's highest plus one, given by this process with its inserts serialised: one ingestion
- * worker writes letters (see docs/clickhouse.md for several nodes).
+ * `events_dead_letter_replay` (an UPDATE would be an asynchronous mutation rewriting parts). Several
+ * worker processes write letters and ClickHouse has no sequence, so an id is random below 2^53 (a
+ * JavaScript number, as the API gives it): a million letters share an id with a probability of about
+ * 1 in 18,000, where the table's highest plus one gave two workers the same id whenever they failed
+ * events at once. Lists are newest first by the failure time.
  */
 export function createClickHouseDeadLetterStore(ch: ClickHouse): DeadLetterStore {
-  let chain: Promise<unknown> = Promise.resolve()
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = chain.then(fn)
-    chain = run.catch(() => undefined)
-    return run
-  }
-
   function where(q: DeadLetterQuery): string {
     const parts: string[] = []
     if (q.projectId !== undefined) parts.push(`project_id = ${intLiteral(q.projectId)}`)
@@ -37,25 +33,21 @@ export function createClickHouseDeadLetterStore(ch: ClickHouse): DeadLetterStore
   }
 
   return {
-    insert(letters) {
-      if (letters.length === 0) return Promise.resolve()
-      return serial(async () => {
-        const top = await ch.query<{ m: string }>('SELECT max(id) AS m FROM events_dead_letter')
-        let id = Number(top[0]?.m ?? 0)
-        await ch.insert(
-          'events_dead_letter',
-          letters.map((l) => ({
-            id: ++id,
-            failed_at_ms: l.failedAt.getTime(),
-            uuid: l.uuid,
-            project_id: l.projectId,
-            step: l.step,
-            reason: l.reason,
-            error: l.error,
-            payload: l.payload,
-          })),
-        )
-      })
+    async insert(letters) {
+      if (letters.length === 0) return
+      await ch.insert(
+        'events_dead_letter',
+        letters.map((l) => ({
+          id: randomId(),
+          failed_at_ms: l.failedAt.getTime(),
+          uuid: l.uuid,
+          project_id: l.projectId,
+          step: l.step,
+          reason: l.reason,
+          error: l.error,
+          payload: l.payload,
+        })),
+      )
     },
     async list(q) {
       const w = where(q)
@@ -64,7 +56,7 @@ export function createClickHouseDeadLetterStore(ch: ClickHouse): DeadLetterStore
         `SELECT id, failed_at_ms, uuid, project_id, step, reason, error, payload, replayed_ms
          FROM events_dead_letter
          ANY LEFT JOIN (SELECT id, max(replayed_at_ms) AS replayed_ms FROM events_dead_letter_replay GROUP BY id) USING id
-         ${w} ORDER BY id DESC LIMIT ${intLiteral(Math.floor(q.offset))}, ${intLiteral(Math.floor(q.limit))}`,
+         ${w} ORDER BY failed_at_ms DESC, id DESC LIMIT ${intLiteral(Math.floor(q.offset))}, ${intLiteral(Math.floor(q.limit))}`,
       )
       return { count: Number(count[0]?.n ?? 0), rows: rows.map(toLetter) }
     },
@@ -73,6 +65,11 @@ export function createClickHouseDeadLetterStore(ch: ClickHouse): DeadLetterStore
       await ch.insert('events_dead_letter_replay', ids.map((id) => ({ id, replayed_at_ms: at.getTime() })))
     },
   }
+}
+
+/** A uniformly random id in [1, 2^53). */
+function randomId(): number {
+  return Number(randomBytes(8).readBigUInt64BE() >> 11n) || 1
 }
 
 function toLetter(r: Row): StoredDeadLetter {
