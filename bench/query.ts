@@ -3,13 +3,15 @@
 // wall and CPU time of each query (best and median of BENCH_RUNS runs after one warm-up), computed
 // through the same query service the HTTP route uses. BENCH_EVENTS / BENCH_PERSONS scale the data;
 // BENCH_REUSE=<file.duckdb> times an existing file (made by a previous run with BENCH_KEEP=1) instead.
-// The same rows are then copied into a ClickHouse server of the bench's own (bench/query-clickhouse.ts)
-// and every query runs there too, printed side by side, with the server's own CPU apart from Node's;
+// The same rows are generated again in a ClickHouse server of the bench's own (bench/query-clickhouse.ts)
+// and every query runs there too, printed side by side, with the server's own CPU apart from Node's, and
+// whether the two answers are the same (the bench exits with 1, printing both, when they are not);
 // BENCH_CLICKHOUSE=0 skips it; BENCH_ONLY=<text> times only the queries whose name contains it. A query an
 // engine refuses (400) prints the refusal.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { QUERY_KINDS } from '../src/modules/query/query-kinds.ts'
 import { createQueryService } from '../src/modules/query/query-service.ts'
@@ -58,10 +60,11 @@ async function main() {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tally-bench-query-'))
   try {
     const reuse = process.env.BENCH_REUSE
+    const shape = { events: EVENTS, persons: PERSONS, days: DAYS }
     const duck = await openDuckDb(reuse ?? path.join(dir, 'events.duckdb'), MIGRATIONS.duckdb)
     const t0 = performance.now()
     if (!reuse) {
-      await duck.connection.run(duckDbGenerateSql({ events: EVENTS, persons: PERSONS, days: DAYS }))
+      await duck.connection.run(duckDbGenerateSql(shape))
       // As the event store would have: the materialized property columns.
       await duck.connection.run(fillMaterializedSql())
       await duck.connection.run('CHECKPOINT')
@@ -81,15 +84,16 @@ async function main() {
     })
     const duckQueries = serviceOf(createDuckDbQueryEngine(() => duck.connect(), { poolSize: 1 }))
     let clickhouse: BenchClickHouse | null = null
-    if (process.env.BENCH_CLICKHOUSE !== '0') clickhouse = await loadClickHouse(duck.connection, path.join(dir, 'clickhouse'), loadConfig({}, process.env).query.threads)
+    if (process.env.BENCH_CLICKHOUSE !== '0') clickhouse = await loadClickHouse(duck.connection, shape, path.join(dir, 'clickhouse'), loadConfig({}, process.env).query.threads)
     const chQueries = clickhouse ? serviceOf(clickhouse.engine) : null
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-    /** Median wall, Node CPU and server CPU (ClickHouse's process) of RUNS runs after a warm-up; the refusal's text when refused. */
-    async function time(queries: ReturnType<typeof serviceOf>, query: object, serverCpu?: () => number): Promise<string[]> {
+    /** Median wall, Node CPU and server CPU (ClickHouse's process) of RUNS runs after a warm-up, and the answer; the refusal's text when refused. */
+    async function time(queries: ReturnType<typeof serviceOf>, query: object, serverCpu?: () => number): Promise<{ cells: string[]; answer?: string }> {
+      let answer: string
       try {
-        await queries.run(project, query)
+        answer = comparable((await queries.run(project, query)).results)
       } catch (err) {
-        if (err instanceof AppError) return [`refused: ${err.message.slice(0, 60)}`, '', '']
+        if (err instanceof AppError) return { cells: [`refused: ${err.message.slice(0, 60)}`, '', ''] }
         throw err
       }
       const walls: number[] = []
@@ -105,14 +109,22 @@ async function main() {
         cpus.push((used.user + used.system) / 1e6)
         servers.push((serverCpu?.() ?? 0) - server)
       }
-      return [median(walls).toFixed(3), median(cpus).toFixed(3), serverCpu ? median(servers).toFixed(2) : '']
+      return { cells: [median(walls).toFixed(3), median(cpus).toFixed(3), serverCpu ? median(servers).toFixed(2) : ''], answer }
     }
-    console.log(`\n| query | DuckDB wall median (s) | DuckDB CPU (s) | ClickHouse wall median (s) | Node CPU (s) | ClickHouse server CPU (s) | target (s) |\n|---|---|---|---|---|---|---|`)
+    console.log(`\n| query | DuckDB wall median (s) | DuckDB CPU (s) | ClickHouse wall median (s) | Node CPU (s) | ClickHouse server CPU (s) | same answer | target (s) |\n|---|---|---|---|---|---|---|---|`)
+    const differing: string[] = []
     for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
       if (process.env.BENCH_ONLY && !name.includes(process.env.BENCH_ONLY)) continue
-      const duckCells = await time(duckQueries, query)
-      const chCells = chQueries ? await time(chQueries, query, clickhouse!.serverCpu) : ['not run', '', '']
-      console.log(`| ${name} | ${duckCells[0]} | ${duckCells[1]} | ${chCells.join(' | ')} | ${target} |`)
+      const duckRun = await time(duckQueries, query)
+      const chRun = chQueries ? await time(chQueries, query, clickhouse!.serverCpu) : { cells: ['not run', '', ''] }
+      const same = duckRun.answer === undefined || chRun.answer === undefined ? '' : duckRun.answer === chRun.answer ? 'yes' : 'NO'
+      if (same === 'NO') differing.push(`${name}:\n  DuckDB     ${duckRun.answer!.slice(0, 2000)}\n  ClickHouse ${chRun.answer!.slice(0, 2000)}`)
+      console.log(`| ${name} | ${duckRun.cells[0]} | ${duckRun.cells[1]} | ${chRun.cells.join(' | ')} | ${same} | ${target} |`)
+    }
+    // Both engines hold the same rows (bench/query-data.ts): their answers must agree.
+    if (differing.length) {
+      console.error(`\nThe engines' answers differ:\n${differing.join('\n')}`)
+      process.exitCode = 1
     }
     await clickhouse?.close()
     await duck.close()
@@ -121,4 +133,10 @@ async function main() {
   }
 }
 
-await main()
+/** An answer as text to compare across engines: fractions to 9 significant digits (averages summed in another order). */
+function comparable(results: unknown): string {
+  return JSON.stringify(results, (_, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(9)) : v))
+}
+
+// Run as the script (other scripts import BENCH_QUERIES).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main()

@@ -140,7 +140,7 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     { title: 'left join keeps rows without a match', plan: { source: { kind: 'join', left: perPerson, right: { ...buys, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'x', expr: lit(1) }] }, using: ['d'], keepLeft: true }, select: [{ alias: 'd', expr: col('d') }, { alias: 'x', expr: col('x') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d, x: d === 'u2' ? null : 1 })) },
   ],
   'source:sequence': [{
-    title: 'per person in time order: position, lag, lead, running sum, partition min/max/count, a step reading a step',
+    title: 'per person in time order: position, lag (one row and two), lead, running sum, partition min/max/count, a step reading a step',
     plan: {
       source: {
         kind: 'sequence',
@@ -151,20 +151,21 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
           { alias: 'r', fn: 'row_number' },
           { alias: 'prev', fn: 'lag', arg: col('e') },
           { alias: 'next', fn: 'lead', arg: col('t') },
+          { alias: 'prev2', fn: 'lag', arg: col('e'), offset: 2 },
           { alias: 'views', fn: 'running_sum', arg: { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('e'), right: lit('view') }, lit(1)]], else: lit(0) } },
           { alias: 'first_buy', fn: 'partition_min', arg: { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('e'), right: lit('buy') }, col('r')]], else: lit(null) } },
           { alias: 'last_t', fn: 'partition_max', arg: col('t') },
           { alias: 'n', fn: 'partition_count' },
         ],
       },
-      select: ['d', 'r', 'prev', 'next', 'views', 'first_buy', 'last_t', 'n'].map((a) => ({ alias: a, expr: col(a) })),
+      select: ['d', 'r', 'prev', 'next', 'prev2', 'views', 'first_buy', 'last_t', 'n'].map((a) => ({ alias: a, expr: col(a) })),
       orderBy: [{ expr: col('d') }, { expr: col('r') }],
     },
     expect: [...ROWS].sort((a, b) => a.d.localeCompare(b.d) || ms(a) - ms(b)).map((r) => {
       const mine = ROWS.filter((x) => x.d === r.d).sort((a, b) => ms(a) - ms(b))
       const k = mine.indexOf(r)
       const buy = mine.findIndex((x) => x.e === 'buy')
-      return { d: r.d, r: k + 1, prev: mine[k - 1]?.e ?? null, next: mine[k + 1] ? ms(mine[k + 1]!) : null, views: mine.slice(0, k + 1).filter((x) => x.e === 'view').length, first_buy: buy < 0 ? null : buy + 1, last_t: ms(mine[mine.length - 1]!), n: mine.length }
+      return { d: r.d, r: k + 1, prev: mine[k - 1]?.e ?? null, next: mine[k + 1] ? ms(mine[k + 1]!) : null, prev2: mine[k - 2]?.e ?? null, views: mine.slice(0, k + 1).filter((x) => x.e === 'view').length, first_buy: buy < 0 ? null : buy + 1, last_t: ms(mine[mine.length - 1]!), n: mine.length }
     }),
   }],
   shared_plan: [{ title: 'one plan read on both sides of a join', plan: { source: { kind: 'join', left: perPerson, right: perPerson, using: ['d', 'c'] }, select: [{ alias: 'd', expr: col('d') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d })) }],

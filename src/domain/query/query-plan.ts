@@ -142,7 +142,7 @@ export type Source =
  * and ordered by `orderBy` (columns of the plan, ascending; the caller makes the order total), and
  * each step reads the plan's columns and the aliases of the steps before it:
  * - `row_number`: the row's 1-based position in its partition;
- * - `lag` / `lead`: `arg` of the row before / after (NULL at the ends);
+ * - `lag` / `lead`: `arg` of the row `offset` (default 1) before / after (NULL past the ends);
  * - `running_sum`: the sum of `arg` from the partition's first row to this one;
  * - `partition_min` / `partition_max`: over the whole partition, NULLs ignored (NULL when all are);
  * - `partition_count`: the partition's number of rows.
@@ -153,6 +153,8 @@ export interface SequenceStep {
   alias: string
   fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count'
   arg?: Expr
+  /** `lag` / `lead`: how many rows away (a whole number from 1; 1 when left out). */
+  offset?: number
 }
 
 /**

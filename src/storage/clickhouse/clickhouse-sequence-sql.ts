@@ -44,11 +44,19 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
         sql = `arrayMap(i -> toInt64(i), arrayEnumerate(${rows}))`
         break
       case 'lag':
-        sql = `arrayPushFront(arrayPopBack(${each(need(step), (s) => `toNullable(${s})`)}), NULL)`
+      case 'lead': {
+        const values = each(need(step), (s) => `toNullable(${s})`)
+        if (step.offset === 1) {
+          sql = step.fn === 'lag' ? `arrayPushFront(arrayPopBack(${values}), NULL)` : `arrayPushBack(arrayPopFront(${values}), NULL)`
+          break
+        }
+        // Further away: `offset` NULLs (an empty slice of the values resized) before the values, cut
+        // to the partition's length; or the values from offset + 1 on, padded with NULLs to it.
+        sql = step.fn === 'lag'
+          ? `arrayResize(arrayConcat(arrayResize(arraySlice(${values}, 1, 0), ${step.offset}), ${values}), length(${rows}))`
+          : `arrayResize(arraySlice(${values}, ${step.offset + 1}), length(${rows}))`
         break
-      case 'lead':
-        sql = `arrayPushBack(arrayPopFront(${each(need(step), (s) => `toNullable(${s})`)}), NULL)`
-        break
+      }
       case 'running_sum':
         sql = `arrayCumSum(${each(need(step), (s) => `toInt64(ifNull(${s}, 0))`)})`
         break

@@ -23,7 +23,7 @@ export function duckDbSequenceSql(call: SequenceCall): string {
         break
       case 'lag':
       case 'lead':
-        sql = `${step.fn}(${arg}) OVER (${ordered})`
+        sql = `${step.fn}(${arg}${step.offset === 1 ? '' : `, ${step.offset}`}) OVER (${ordered})`
         break
       case 'running_sum':
         sql = `CAST(sum(${arg}) OVER (${ordered} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS BIGINT)`

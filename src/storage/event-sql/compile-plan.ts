@@ -151,6 +151,7 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
     const steps = seq.steps.map((st) => ({
       alias: checkedAlias(st.alias),
       fn: st.fn,
+      offset: st.offset === undefined ? 1 : positive(st.offset),
       arg: st.arg && { refs: columnsRead(st.arg), sql: (ref: (name: string) => string) => compileExpr(st.arg!, { dialect, params, onEvents: false, needs, projectId, columnRef: ref }) },
     }))
     const items = dialect.sequence({
@@ -190,6 +191,11 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
 
 function wholeSigned(n: number): number {
   if (!Number.isSafeInteger(n)) throw new Error(`plan shift ${n} is not a whole number`)
+  return n
+}
+
+function positive(n: number): number {
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`plan sequence offset ${n} is not a whole number from 1`)
   return n
 }
 

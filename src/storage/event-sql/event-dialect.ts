@@ -145,7 +145,7 @@ export interface SequenceCall {
   columns: readonly string[]
   partitionBy: readonly string[]
   orderBy: readonly string[]
-  steps: ReadonlyArray<{ alias: string; fn: SequenceStep['fn']; arg?: { refs: readonly string[]; sql(ref: (name: string) => string): string } }>
+  steps: ReadonlyArray<{ alias: string; fn: SequenceStep['fn']; offset: number; arg?: { refs: readonly string[]; sql(ref: (name: string) => string): string } }>
 }
 
 export type SqlType = 'int32' | 'int64' | 'uint64' | 'float64' | 'text'
