@@ -31,6 +31,21 @@ const journeys: Record<string, Array<[string, string]>> = {
 for (const [person, steps] of Object.entries(journeys)) {
   for (const [event, time] of steps) events.push({ event, distinct_id: person, timestamp: `2021-05-01T${time}:00Z` })
 }
+// The query's own properties filter every event the funnel reads (PostHog's FunnelEventQuery), in April:
+// gp1's exclusion and gp3's other event are on mobile, gp2's exclusion on web.
+const g = (hour: number, minute: number) => `2024-04-02T${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:00Z`
+const webOnly = [{ key: 'app', value: 'web', operator: 'exact', type: 'event' }]
+events.push(
+  { event: 'gstart', distinct_id: 'gp1', timestamp: g(10, 0), properties: { app: 'web' } },
+  { event: 'gx', distinct_id: 'gp1', timestamp: g(10, 30), properties: { app: 'mobile' } },
+  { event: 'gend', distinct_id: 'gp1', timestamp: g(11, 0), properties: { app: 'web' } },
+  { event: 'gstart', distinct_id: 'gp2', timestamp: g(10, 0), properties: { app: 'web' } },
+  { event: 'gx', distinct_id: 'gp2', timestamp: g(10, 30), properties: { app: 'web' } },
+  { event: 'gend', distinct_id: 'gp2', timestamp: g(11, 0), properties: { app: 'web' } },
+  { event: 'gstart', distinct_id: 'gp3', timestamp: g(12, 0), properties: { app: 'web' } },
+  { event: 'gother', distinct_id: 'gp3', timestamp: g(12, 10), properties: { app: 'mobile' } },
+  { event: 'gend', distinct_id: 'gp3', timestamp: g(12, 20), properties: { app: 'web' } },
+)
 const dateRange = { date_from: '2024-03-04', date_to: '2024-03-10' }
 const STEPS = ['signup', 'buy']
 const counts = (steps: Array<{ count: number }>) => steps.map((s) => s.count)
@@ -87,4 +102,18 @@ testOnEachEngine('an unordered funnel with several exclusions leaves persons out
   const body = await queryOk(seeded.app(engine), funnelQuery(MULTI_STEPS, { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' }, {}, { funnelOrderType: 'unordered', funnelWindowInterval: 14, exclusions }))
   assert.equal(body.results[0].name, 'Completed 1 step')
   assert.deepEqual(counts(body.results), [5, 2, 1, 1, 1])
+})
+
+testOnEachEngine('the query\'s properties filter every event the funnel reads: an exclusion or a strict funnel\'s other event they leave out does not count', async (_t, engine) => {
+  const april = { date_from: '2024-04-01', date_to: '2024-04-07' }
+  const exclusions = [{ kind: 'EventsNode', event: 'gx', funnelFromStep: 0, funnelToStep: 1 }]
+  // gp1's exclusion is on mobile: not read, gp1 converts; gp2's is on web: gp2 is excluded.
+  const excluded = await queryOk(seeded.app(engine), funnelQuery(['gstart', 'gend'], april, { properties: webOnly }, { exclusions }))
+  assert.deepEqual(counts(excluded.results), [2, 2])
+  // Strict: gp1's and gp3's mobile events are not read, so they do not break the sequence; gp2's web gx does.
+  const strict = await queryOk(seeded.app(engine), funnelQuery(['gstart', 'gend'], april, { properties: webOnly }, { funnelOrderType: 'strict' }))
+  assert.deepEqual(counts(strict.results), [3, 2])
+  // Without the filter every event is read: both exclusions count, and every other event breaks the strict funnel.
+  assert.deepEqual(counts((await queryOk(seeded.app(engine), funnelQuery(['gstart', 'gend'], april, {}, { exclusions }))).results), [1, 1])
+  assert.deepEqual(counts((await queryOk(seeded.app(engine), funnelQuery(['gstart', 'gend'], april, {}, { funnelOrderType: 'strict' }))).results), [3, 0])
 })

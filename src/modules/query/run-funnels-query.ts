@@ -5,6 +5,7 @@ import { binWidthMs, defaultBinCount, shapeConversionTrends, shapeSteps, shapeTi
 import { readFunnelsQuery, type FunnelsQuery } from '../../domain/query/funnels/funnels-query.ts'
 import { and, col, lit, type Expr, type Plan } from '../../domain/query/query-plan.ts'
 import { actorOf } from '../../domain/query/actor.ts'
+import { filtersToExpr } from '../../domain/query/filter-expr.ts'
 import { BREAKDOWN_OTHER, breakdownExpr, breakdownNone, timestampBucket } from '../../domain/query/trends-plan.ts'
 import type { QueryContext, QueryNode, QueryResult } from './query-context.ts'
 import { loadCohorts, queryFilters, resolveRange, resolvedRangeJson, seriesMatch, testAccountsExpr, withGroupValues } from './query-helpers.ts'
@@ -33,10 +34,11 @@ export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'que
   const filters = queryFilters(ctx, q)
   const cohorts = await loadCohorts(ctx, [filters.properties, filters.testAccounts, ...q.steps.map((s) => s.properties), ...q.exclusions.map((x) => x.series.properties)])
   const range = await resolveRange(ctx, q.dateRange, q.interval)
+  const queryProperties = filtersToExpr(filters.properties, `${attr}.properties`, cohorts)
   const names: FunnelStepName[] = []
   const steps: Expr[] = []
   for (const [i, series] of q.steps.entries()) {
-    const { match, actionName } = await seriesMatch(ctx, series, `${attr}.series.${i}`, { properties: q.properties, testAccounts: [] }, cohorts)
+    const { match, actionName } = await seriesMatch(ctx, series, `${attr}.series.${i}`, undefined, cohorts)
     names.push({ series, actionName })
     const step = match ?? lit(true)
     if (series.math !== 'first_time_for_user' && series.math !== 'first_time_for_user_with_filters') {
@@ -45,7 +47,7 @@ export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'que
     }
     // The actor's first event ever (no date range) of the step's event or action, or of the whole
     // step with its filters: only that event can do the step.
-    const first = series.math === 'first_time_for_user_with_filters' ? step : ((await seriesMatch(ctx, { ...series, properties: [] }, `${attr}.series.${i}`, undefined, cohorts)).match ?? lit(true))
+    const first = series.math === 'first_time_for_user_with_filters' ? (and(step, queryProperties) ?? step) : ((await seriesMatch(ctx, { ...series, properties: [] }, `${attr}.series.${i}`, undefined, cohorts)).match ?? lit(true))
     steps.push(and(step, { op: 'in_plan', arg: col('uuid'), plan: firstEventsPlan(first, actorOf(q.groupTypeIndex)) })!)
   }
   const exclusions = []
@@ -54,8 +56,9 @@ export async function readFunnel(ctx: QueryContext, node: QueryNode, attr = 'que
     exclusions.push({ match: match ?? lit(true), fromStep: x.fromStep, toStep: x.toStep })
   }
   const breakdown = q.breakdown ? { value: breakdownExpr(q.breakdown), attribution: q.attribution, none: breakdownNone(q.breakdown) } : null
-  // The test-account filters apply to every event the funnel reads (PostHog's FunnelEventQuery), not to steps alone.
-  const eventFilter = testAccountsExpr(filters, cohorts)
+  // The query's properties and test-account filters apply to every event the funnel reads (PostHog's
+  // FunnelEventQuery), not to steps alone: an event they leave out neither excludes nor breaks a strict funnel.
+  const eventFilter = and(queryProperties, testAccountsExpr(filters, cohorts))
   const spec: FunnelSpec = { steps, exclusions, order: q.order, windowMs: q.windowMs, range, actor: actorOf(q.groupTypeIndex), breakdown, eventFilter }
   return { q, spec, names }
 }
