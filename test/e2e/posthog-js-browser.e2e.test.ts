@@ -48,11 +48,13 @@ test('posthog-js in Chromium: pageview, custom event, autocapture and identify r
   tab.on('response', (r) => r.url().startsWith(tally) && fromTally.push(`${r.status()} ${new URL(r.url()).pathname}`))
   await tab.goto(site)
 
+  // Up to 30 s: the browser, its batched sends and the worker's micro-batches share the CI machine with
+  // the other test files (10 s were once not enough there).
   const stored = await eventually(async () => {
     const all = await events(app)
     const names = new Set(all.map((e) => e.event))
     return ['$pageview', 'checkout started', '$autocapture', '$identify'].every((n) => names.has(n)) && all
-  })
+  }, 300)
   const custom = stored.find((e) => e.event === 'checkout started')!
   assert.equal(custom.properties.plan, 'pro')
   assert.equal(custom.properties.amount, 42)
