@@ -82,5 +82,5 @@ CREATE OR REPLACE MACRO session_partials(relation) AS TABLE
     WHERE mat_session_id IS NOT NULL AND mat_session_id <> ''
     GROUP BY project_id, mat_session_id
   );
--- The events stored before this migration, one partial per session.
+-- The events stored before this migration, one partial per session (duckdb-sessions.ts's FILL_SESSIONS_SQL).
 INSERT INTO sessions SELECT * FROM session_partials('events');

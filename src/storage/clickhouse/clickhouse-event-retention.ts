@@ -1,12 +1,15 @@
 import type { EventRetentionStore } from '../../modules/retention/event-retention-store.ts'
 import { intLiteral, stringLiteral } from './clickhouse-literals.ts'
+import { retainSessions, sessionsAcross } from './clickhouse-sessions.ts'
 import type { ClickHouse } from './open-clickhouse.ts'
 
 /**
  * Retention on ClickHouse. Months (the partitions) that end before the cut-off and hold no other
  * project's events are dropped whole (`DROP PARTITION`: no rewrite); the project's remaining old
  * events go by one `ALTER TABLE ... DELETE` mutation, awaited (18.16 has no mutations_sync).
- * Mutations serialise with the GDPR deletes of the same table. Then the project's person overrides
+ * Mutations serialise with the GDPR deletes of the same table. The sessions' partials that start
+ * before the cut-off go, and the sessions across it are rebuilt from the events left
+ * (clickhouse-sessions.ts). Then the project's person overrides
  * that no stored event needs any more go too.
  */
 export function createClickHouseEventRetention(ch: ClickHouse): EventRetentionStore {
@@ -20,6 +23,8 @@ export function createClickHouseEventRetention(ch: ClickHouse): EventRetentionSt
          FROM events WHERE timestamp_ms < ${cutMs} AND toYYYYMM(timestamp) < toYYYYMM(toDateTime(intDiv(${cutMs}, 1000), 'UTC'))
          GROUP BY p`,
       )
+      // The sessions with events on both sides of the cut-off, rebuilt from the events left once the old ones are gone.
+      const across = await sessionsAcross(ch, projectId, before.getTime())
       let events = 0
       for (const m of months) {
         if (Number(m.others) !== 0 || Number(m.n) === 0) continue
@@ -33,6 +38,7 @@ export function createClickHouseEventRetention(ch: ClickHouse): EventRetentionSt
         await ch.awaitMutations('events')
         events += left
       }
+      await retainSessions(ch, projectId, before.getTime(), across)
       const letterWhere = `project_id = ${project} AND failed_at_ms < ${cutMs}`
       const letters = Number((await ch.query<{ n: string }>(`SELECT count() AS n FROM events_dead_letter WHERE ${letterWhere}`))[0]?.n ?? 0)
       if (letters > 0) {

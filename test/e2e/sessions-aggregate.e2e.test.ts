@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict'
+import { captureEvents, queryOk, type TestEvent } from '../helpers/query-data.ts'
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { privateApi } from '../helpers/private-api.ts'
+import { eventually } from '../helpers/eventually.ts'
+import { testOnEachEngine } from '../helpers/engines.ts'
+
+// The sessions aggregate (docs/web-analytics.md, "The sessions aggregate"): partials written with each
+// stored batch, merged per session by queries, and rebuilt when events are deleted. Read through
+// HogQL's `sessions` table and WebOverviewQuery, on both engines.
+const pv = (session: string, distinct_id: string, timestamp: string, url: string, extra: Record<string, unknown> = {}): TestEvent => ({
+  event: '$pageview', distinct_id, timestamp, properties: { $session_id: session, $current_url: url, ...extra },
+})
+const FIELDS = 'session_id, distinct_id, $session_duration, $entry_current_url, $entry_hostname, $end_current_url, $end_hostname, $pageview_count, $autocapture_count, $entry_utm_source, $entry_msclkid, $channel_type'
+const sessions = async (app: TestApp, where = '') => (await queryOk(app, { kind: 'HogQLQuery', query: `SELECT ${FIELDS} FROM sessions ${where} ORDER BY session_id` })).results
+
+testOnEachEngine('sessions aggregate: a session whose later events are stored first, its first ones in a second micro-batch', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
+  // Stored first: the end of the session (a click, then the last page view 40 s in).
+  const later = [
+    { event: '$autocapture', distinct_id: 'anon-1', timestamp: '2024-06-03T08:00:20Z', properties: { $session_id: 's-r', $current_url: 'https://b.example.com/pricing' } },
+    pv('s-r', 'user-1', '2024-06-03T08:00:40Z', 'https://b.example.com/signup'),
+  ]
+  // Stored second: its first page view, with the campaign (Bing ads' click id).
+  const earlier = [pv('s-r', 'anon-1', '2024-06-03T08:00:00Z', 'https://a.example.com/landing?x=1', { utm_source: 'bing', utm_medium: 'cpc', msclkid: 'm-1', $referring_domain: 'www.bing.com' })]
+  await captureEvents(app, later)
+  await captureEvents(app, earlier, later.length)
+
+  assert.deepEqual(await sessions(app), [
+    ['s-r', 'user-1', 40, 'https://a.example.com/landing?x=1', 'a.example.com', 'https://b.example.com/signup', 'b.example.com', 2, 1, 'bing', 'm-1', 'Paid Search'],
+  ])
+  const overview = await queryOk(app, { kind: 'WebOverviewQuery', dateRange: { date_from: '2024-06-03', date_to: '2024-06-03' }, properties: [] })
+  const value = (key: string) => overview.results.find((r: { key: string }) => r.key === key).value
+  assert.deepEqual([value('visitors'), value('views'), value('sessions'), value('session duration'), value('bounce rate')], [1, 2, 1, 40, 0])
+})
+
+testOnEachEngine('sessions aggregate: deleting a person with their events removes their sessions and rebuilds a shared one', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
+  await captureEvents(app, [
+    pv('s-a', 'gone', '2024-06-03T09:00:00Z', 'https://x.example.com/a', { utm_source: 'news' }),
+    pv('s-a', 'gone', '2024-06-03T09:00:30Z', 'https://x.example.com/b'),
+    // s-m: the kept person's page view, then the deleted person's later one (a shared device).
+    pv('s-m', 'kept', '2024-06-03T10:00:00Z', 'https://x.example.com/m1'),
+    pv('s-m', 'gone', '2024-06-03T10:05:00Z', 'https://x.example.com/m2', { msclkid: 'late' }),
+    pv('s-k', 'kept', '2024-06-03T11:00:00Z', 'https://x.example.com/k'),
+  ])
+  const api = privateApi(app)
+  const persons = (await api.get('/persons/?distinct_id=gone')).json().results
+  assert.equal(persons.length, 1)
+  const res = await api.delete(`/persons/${persons[0].uuid}/?delete_events=true`)
+  assert.equal(res.statusCode, 202, res.body)
+  const rows = await eventually(async () => {
+    const r = await sessions(app)
+    return r.length === 2 && r
+  })
+  assert.deepEqual(rows, [
+    ['s-k', 'kept', 0, 'https://x.example.com/k', 'x.example.com', 'https://x.example.com/k', 'x.example.com', 1, 0, null, null, 'Unknown'],
+    ['s-m', 'kept', 0, 'https://x.example.com/m1', 'x.example.com', 'https://x.example.com/m1', 'x.example.com', 1, 0, null, null, 'Unknown'],
+  ])
+})
+
+const DAY = 86_400_000
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString()
+
+testOnEachEngine('sessions aggregate: retention removes the sessions of deleted events and rebuilds one across the cut-off', async (t, engine) => {
+  const app = await buildTestApp(t, { engine, env: { TALLY_RETENTION_CHECK_MS: '200' } })
+  const at = (session: string, msAgo: number, url: string) => pv(session, 'u', ago(msAgo), url)
+  const HOUR = 3_600_000
+  await captureEvents(app, [
+    at('s-old', 40 * DAY, 'https://r.example.com/old'),
+    // Across the 30-day cut-off: its first page view goes, the later one stays.
+    at('s-across', 30 * DAY + 2 * HOUR, 'https://r.example.com/first'),
+    at('s-across', 30 * DAY - 2 * HOUR, 'https://r.example.com/second'),
+    at('s-new', 2 * DAY, 'https://r.example.com/new'),
+  ])
+  assert.equal((await sessions(app)).length, 3)
+  assert.equal((await privateApi(app).patch('/', { event_retention_days: 30 })).statusCode, 200)
+  const rows = await eventually(async () => {
+    const r = await sessions(app)
+    return r.length === 2 && r[0][3] === 'https://r.example.com/second' && r
+  }, 200)
+  assert.deepEqual(rows.map((r: unknown[]) => [r[0], r[3], r[5], r[7]]), [
+    ['s-across', 'https://r.example.com/second', 'https://r.example.com/second', 1],
+    ['s-new', 'https://r.example.com/new', 'https://r.example.com/new', 1],
+  ])
+})
