@@ -1,4 +1,10 @@
 import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { TestContext } from 'node:test'
+import { DuckDBInstance } from '@duckdb/node-api'
+import { clickHouseStatement, freshClickHouseUrl } from '../helpers/clickhouse.ts'
 import { captureEvents, queryOk, type TestEvent } from '../helpers/query-data.ts'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
@@ -82,5 +88,56 @@ testOnEachEngine('sessions aggregate: retention removes the sessions of deleted 
   assert.deepEqual(rows.map((r: unknown[]) => [r[0], r[3], r[5], r[7]]), [
     ['s-across', 'https://r.example.com/second', 'https://r.example.com/second', 1],
     ['s-new', 'https://r.example.com/new', 'https://r.example.com/new', 1],
+  ])
+})
+
+/** Closes `app` (built with `hooks` as its test context's `after`). */
+async function closeApp(hooks: Array<() => Promise<void>>): Promise<void> {
+  for (const h of hooks.splice(0)) await h()
+}
+
+/**
+ * Takes the store back to before the sessions migration: its table (and DuckDB's macro, ClickHouse's
+ * view) gone and the migration not recorded, the events kept.
+ */
+async function undoSessionsMigration(engine: string, dataDir: string, clickhouseUrl: string): Promise<void> {
+  if (engine === 'clickhouse') {
+    const db = `\`${new URL(clickhouseUrl).pathname.slice(1)}\``
+    await clickHouseStatement(`DROP TABLE ${db}.sessions_mv`)
+    await clickHouseStatement(`DROP TABLE ${db}.sessions`)
+    await clickHouseStatement(`ALTER TABLE ${db}._migrations DELETE WHERE name = '0012-sessions.sql'`)
+    await eventually(async () => (await clickHouseStatement(`SELECT count() FROM ${db}._migrations WHERE name = '0012-sessions.sql'`)).trim() === '0')
+    return
+  }
+  const db = await DuckDBInstance.create(path.join(dataDir, 'events', 'events.duckdb'))
+  const c = await db.connect()
+  await c.run('DROP TABLE sessions')
+  await c.run('DROP MACRO TABLE session_partials')
+  await c.run(`DELETE FROM _migrations WHERE name = '0011-sessions.sql'`)
+  c.closeSync()
+  db.closeSync()
+}
+
+testOnEachEngine('sessions aggregate: the migration fills it from the events stored before it', async (t, engine) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-sessions-backfill-'))
+  t.after(() => rm(dataDir, { recursive: true, force: true }))
+  const clickhouseUrl = engine === 'clickhouse' ? await freshClickHouseUrl() : ''
+  const env: Record<string, string> = engine === 'clickhouse' ? { TALLY_CLICKHOUSE_URL: clickhouseUrl } : {}
+  const hooks: Array<() => Promise<void>> = []
+  const before = await buildTestApp({ after: (fn: () => Promise<void>) => hooks.push(fn) } as unknown as TestContext, { dataDir, env })
+  await captureEvents(before, [
+    pv('s-1', 'u1', '2024-06-04T10:00:00Z', 'https://m.example.com/one', { utm_source: 'newsletter', utm_medium: 'email' }),
+    pv('s-1', 'u1', '2024-06-04T10:00:15Z', 'https://m.example.com/two'),
+    pv('s-2', 'u2', '2024-06-04T12:00:00Z', 'https://m.example.com/three'),
+  ])
+  await closeApp(hooks)
+  await undoSessionsMigration(engine, dataDir, clickhouseUrl)
+
+  // Opened again: the migration runs, and its backfill makes the sessions of the events already there.
+  const keys = { TALLY_PROJECT_API_KEY: before.projectKey, TALLY_PERSONAL_API_KEY: before.personalKey }
+  const after = await buildTestApp(t, { dataDir, env: { ...env, ...keys } })
+  assert.deepEqual(await sessions(after), [
+    ['s-1', 'u1', 15, 'https://m.example.com/one', 'm.example.com', 'https://m.example.com/two', 'm.example.com', 2, 0, 'newsletter', null, 'Email'],
+    ['s-2', 'u2', 0, 'https://m.example.com/three', 'm.example.com', 'https://m.example.com/three', 'm.example.com', 1, 0, null, null, 'Unknown'],
   ])
 })
