@@ -8,7 +8,7 @@ import { captureEvents, postQuery, queryOk, type TestEvent } from '../helpers/qu
 // `conversionGoal`) on both engines. The range is 3-5 June (UTC), its previous period 31 May-2 June;
 // every answer below is counted by hand from these events.
 const ev = (event: string, distinct_id: string, session: string, timestamp: string, path: string, properties: Record<string, unknown> = {}): TestEvent => ({
-  event, distinct_id, timestamp, properties: { $session_id: session, $current_url: `https://shop.example.com${path}`, $pathname: path, ...properties },
+  event, distinct_id, timestamp, properties: { $session_id: session, $current_url: `https://shop.example.com${path}`, $pathname: path, $browser_language: 'en-US', ...properties },
 })
 const events: TestEvent[] = [
   // a enters on /home, buys twice on /pricing (a pro and a free plan).
@@ -84,6 +84,11 @@ testOnEachEngine('stats table with a conversion goal: total and unique conversio
     ['/checkout', [1, null], [1, null], [1, null], [1, null], 1 / 3, ''],
     ['/pricing', [1, null], [0, null], [0, null], [0, null], 0, ''],
   ])
+
+  // Languages: one row of every column (PostHog would cut it to three): visitors a, b, c, d; purchases
+  // 4; converters a, b, d.
+  const languages = await queryOk(app, table('Language', purchase))
+  assert.deepEqual(languages.results, [['en-US', [4, null], [4, null], [3, null], [0.75, null], 1, '']])
 
   // An action (pro purchases only): a's free purchase is no conversion, so /pricing has 1; all tied
   // on conversions, the rows go by visitors, then by value.

@@ -186,8 +186,9 @@ export function shapeStatsTable(all: StatsRow[], q: WebStatsTableQuery, measures
   const columns = [STATS_COLUMNS.value, ...measures.map((m) => STATS_COLUMNS[m]), STATS_COLUMNS.fill, STATS_COLUMNS.crossSell]
   const results = page.map((r) => {
     const value = language ? `${String(r.value)}-${r.aggregationValue ?? ''}` : r.value
-    // PostHog keeps a language row's first three fields and the cross-sell.
-    if (language) return [value, r.visitors, r[measures[1]!] ?? [null, null], '']
+    // PostHog keeps a language row's first three fields and the cross-sell (without a goal: with one,
+    // its first three would cut the conversion columns, and its value would carry a tuple).
+    if (language && !r.totalConversions) return [value, r.visitors, r.views ?? [null, null], '']
     return [value, ...measures.map((m) => r[m] ?? [null, null]), fill(r), '']
   })
   const types = columns.map((c) => [c, c === STATS_COLUMNS.value ? 'Nullable(String)' : c === STATS_COLUMNS.fill ? 'Float64' : c === STATS_COLUMNS.crossSell ? 'String' : TYPE_OF[measureOf(c)]])
