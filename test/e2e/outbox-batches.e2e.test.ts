@@ -68,3 +68,20 @@ for (const [metastore, env, skip] of metastores) {
     assert.equal(receiver.requests.length, 5 * 1 + 3 * 3 + 2 * 2, 'ok once, flaky three times, bad twice (a try and a replay)')
   })
 }
+
+test('outbox batches: destinations on one host share its connection pool (at most the concurrency of connections to it)', async (t) => {
+  // The receiver holds each request a moment, so both channels have their concurrency in flight at once.
+  const receiver = await startWebhookReceiver(t, () => new Promise((resolve) => setTimeout(() => resolve(200), 20)))
+  const app = await buildTestApp(t, { env: { ...ALLOW_LOOPBACK, TALLY_WEBHOOK_CONCURRENCY: '2' } })
+  const api = privateApi(app)
+  for (const name of ['warehouse', 'crm']) {
+    assert.equal((await api.post('/destinations/', { name, url: receiver.url(`/${name}`), body_template: '{"uuid": {event.uuid}}' })).statusCode, 201)
+  }
+  const events = Array.from({ length: 40 }, (_, i) => aBrowserEvent(app.projectKey, { event: 'e', properties: { distinct_id: `u${i}` } }))
+  const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch: events } })
+  assert.equal(res.statusCode, 200)
+  await eventually(async () => receiver.requests.length >= 2 * events.length, 600)
+  for (const path of ['/warehouse', '/crm']) assert.equal(receiver.requests.filter((r) => r.path === path).length, events.length, path)
+  assert.ok(receiver.connections() <= 2, `two destinations on one origin opened ${receiver.connections()} connections`)
+  assert.equal(receiver.maxInFlight(), 2, 'the pool\'s connections are busy at once')
+})
