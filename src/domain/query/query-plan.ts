@@ -152,13 +152,17 @@ export type Source =
  * - `lag` / `lead`: `arg` of the row `offset` (default 1) before / after (NULL past the ends);
  * - `running_sum`: the sum of `arg` from the partition's first row to this one;
  * - `partition_min` / `partition_max`: over the whole partition, NULLs ignored (NULL when all are);
- * - `partition_count`: the partition's number of rows.
- * Engines with window functions write windows; engines without them (ClickHouse 18.16) sort each
- * partition into arrays and compute every step on the arrays, in one pass.
+ * - `partition_count`: the partition's number of rows;
+ * - `map`: `arg` of the row itself (a value the later steps read);
+ * - `filter`: keeps only the rows where `arg` is true (its column is then true): the steps after it
+ *   see the remaining rows alone, in the same order (a `lag` after it is the previous row kept).
+ * Engines with window functions write windows (a level per dependency depth, a `WHERE` per filter);
+ * engines without them (ClickHouse 18.16) sort each partition into arrays and compute every step on
+ * the arrays, filters included, in one pass.
  */
 export interface SequenceStep {
   alias: string
-  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count'
+  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count' | 'map' | 'filter'
   arg?: Expr
   /** `lag` / `lead`: how many rows away (a whole number from 1; 1 when left out). */
   offset?: number

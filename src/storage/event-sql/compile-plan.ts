@@ -166,6 +166,7 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
       partitionBy: seq.partitionBy.map(checkedAlias),
       orderBy: seq.orderBy.map(checkedAlias),
       steps,
+      output: sequenceOutput(plan),
     })
     const conditions = [where, layerWhere].filter(Boolean)
     sql = `SELECT ${select} FROM ${items} AS t${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`
@@ -193,6 +194,12 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
     ? ` ORDER BY ${outerOrder.map((at, i) => `${dialect.selectedRef(at + 1, alias(plan.select[at]!.alias, dialect))}${plan.orderBy![i]!.desc ? ' DESC' : ''}`).join(', ')}`
     : ''
   return `SELECT ${outer} FROM (${sql})${reorder}`
+}
+
+/** The columns a plan reads from its (sequence) source: its items, filters, groups and order. */
+function sequenceOutput(plan: Plan): string[] {
+  const exprs = [...plan.select.map((s) => s.expr), plan.where, ...(plan.groupBy ?? []), plan.having, ...(plan.orderBy ?? []).map((o) => o.expr)]
+  return [...new Set(exprs.flatMap((e) => (e ? columnsRead(e) : [])))]
 }
 
 function wholeSigned(n: number): number {

@@ -153,6 +153,12 @@ export interface SequenceCall {
   partitionBy: readonly string[]
   orderBy: readonly string[]
   steps: ReadonlyArray<{ alias: string; fn: SequenceStep['fn']; offset: number; arg?: { refs: readonly string[]; sql(ref: (name: string) => string): string } }>
+  /**
+   * The columns (of the rows and the steps) the plan reading the sequence reads, besides the
+   * partition keys: the others need not be carried through the sorts and filters nor returned.
+   * All of them when absent.
+   */
+  output?: readonly string[]
 }
 
 export type SqlType = 'int32' | 'int64' | 'uint64' | 'float64' | 'text'
