@@ -139,6 +139,15 @@ async function tableRows(page: Page, name: string, rows: number): Promise<string
   return read()
 }
 
+/** Waits until a table shows exactly these rows, in this order ("value visitors views"). */
+async function rowsInOrder(page: Page, name: string, expected: string[]): Promise<void> {
+  const table = page.getByRole('table', { name, exact: true })
+  const read = () => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent?.trim()).join(' ')))
+  await eventually(async () => JSON.stringify(await read()) === JSON.stringify(expected), 600).catch(async () => {
+    throw new Error(`table ${name}: expected ${JSON.stringify(expected)}, shows ${JSON.stringify(await read().catch(() => null))}`)
+  })
+}
+
 async function assertAccessible(page: Page, what: string): Promise<void> {
   assert.deepEqual(await axeViolations(page), [], `${what}: axe-core found serious or critical violations`)
 }
@@ -171,6 +180,15 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
   await t.test('the breakdown tables: pages, entry paths, channels, devices, countries', async () => {
     // Rows as the server orders them (PostHog orders by the [current, previous] pairs); compared as sets here.
     assert.deepEqual((await tableRows(page, 'Pages', 5)).sort(), ['/ 2 2', '/blog 1 1', '/blog/post 1 1', '/docs 1 1', '/pricing 2 3'])
+    // A header orders the table by its column (PostHog's orderBy on [current, previous] pairs): views,
+    // most first; clicked again, fewest first (ties by visitors, then by value).
+    const pagesTable = page.getByRole('table', { name: 'Pages', exact: true })
+    await pagesTable.getByRole('button', { name: 'Views', exact: true }).click()
+    await rowsInOrder(page, 'Pages', ['/pricing 2 3', '/ 2 2', '/blog 1 1', '/blog/post 1 1', '/docs 1 1'])
+    assert.equal(await pagesTable.getByRole('columnheader', { name: /^Views/ }).getAttribute('aria-sort'), 'descending')
+    await pagesTable.getByRole('button', { name: /^Views/ }).click()
+    await rowsInOrder(page, 'Pages', ['/blog 1 1', '/blog/post 1 1', '/docs 1 1', '/ 2 2', '/pricing 2 3'])
+    assert.equal(await pagesTable.getByRole('columnheader', { name: /^Views/ }).getAttribute('aria-sort'), 'ascending')
     await page.getByRole('tab', { name: 'Entry paths' }).click()
     const entries = await tableRows(page, 'Entry paths', 3)
     assert.deepEqual(entries.map((r) => r.split(' ').slice(0, 2).join(' ')).sort(), ['/ 2', '/blog 1', '/pricing 1'])
@@ -336,5 +354,13 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
     assert.ok(width <= PHONE.width, `no sideways scrolling at ${PHONE.width} px (page is ${width} px wide)`)
     await assertAccessible(phone, 'web analytics at phone width')
     await screenshot(phone, 'web-analytics-phone')
+
+    // With a goal the tables have five columns: they scroll inside their card, the page does not.
+    await phone.goto(`${url}/web?goal=${encodeURIComponent('event:clicked signup')}`)
+    assert.equal((await allCells(phone, 'Pages', 5))[0], '/docs 1 1 1 100.0%')
+    const goalWidth = await phone.evaluate(() => document.documentElement.scrollWidth)
+    assert.ok(goalWidth <= PHONE.width, `no sideways scrolling with a goal at ${PHONE.width} px (page is ${goalWidth} px wide)`)
+    await assertAccessible(phone, 'web analytics with a goal at phone width')
+    await screenshot(phone, 'web-analytics-goal-phone')
   })
 })

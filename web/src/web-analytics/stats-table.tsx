@@ -6,7 +6,7 @@ import { Card, Empty, Loadable } from '../ui.tsx'
 import { breakdownLabel, rowFilter, type BreakdownGroup, type BreakdownTab } from './breakdowns.ts'
 import { readStatsTable, type Metric, type StatsRow, type StatsTable } from './stats-rows.ts'
 import { CountryMap } from './country-map.tsx'
-import { statsTableQuery, type WebFilter, type WebState } from './web-filters.ts'
+import { statsTableQuery, type OrderField, type TableOrder, type WebFilter, type WebState } from './web-filters.ts'
 
 /** A share (0..1) as PostHog's table shows it: "42.9%". */
 const share = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`)
@@ -22,24 +22,39 @@ const NONE: Metric = { current: null, previous: null }
  * The metric columns as PostHog's table shows them: visitors, views and bounce rate; with a
  * conversion goal, visitors, total conversions, unique conversions and the conversion rate.
  */
-function metricColumns(table: StatsTable): Array<{ title: string; of: (r: StatsRow) => Metric; format: (v: number | null) => string }> {
+function metricColumns(table: StatsTable): Array<{ title: string; field: OrderField; of: (r: StatsRow) => Metric; format: (v: number | null) => string }> {
   if (table.hasGoal) {
     return [
-      { title: 'Visitors', of: (r) => r.visitors, format: num },
-      { title: 'Total conversions', of: (r) => r.goal?.total ?? NONE, format: num },
-      { title: 'Unique conversions', of: (r) => r.goal?.unique ?? NONE, format: num },
-      { title: 'Conversion rate', of: (r) => r.goal?.rate ?? NONE, format: share },
+      { title: 'Visitors', field: 'Visitors', of: (r) => r.visitors, format: num },
+      { title: 'Total conversions', field: 'TotalConversions', of: (r) => r.goal?.total ?? NONE, format: num },
+      { title: 'Unique conversions', field: 'UniqueConversions', of: (r) => r.goal?.unique ?? NONE, format: num },
+      { title: 'Conversion rate', field: 'ConversionRate', of: (r) => r.goal?.rate ?? NONE, format: share },
     ]
   }
   return [
-    { title: 'Visitors', of: (r) => r.visitors, format: num },
-    { title: 'Views', of: (r) => r.views, format: num },
-    ...(table.hasBounceRate ? [{ title: 'Bounce rate', of: (r: StatsRow) => r.bounceRate ?? NONE, format: share }] : []),
+    { title: 'Visitors', field: 'Visitors', of: (r) => r.visitors, format: num },
+    { title: 'Views', field: 'Views', of: (r) => r.views, format: num },
+    ...(table.hasBounceRate ? [{ title: 'Bounce rate', field: 'BounceRate' as const, of: (r: StatsRow) => r.bounceRate ?? NONE, format: share }] : []),
   ]
 }
 
+/**
+ * A column header; where the table can be reordered, a button that orders it by the column (PostHog's
+ * `orderBy`): descending first, then ascending.
+ */
+function Header({ title, field, order, onOrder }: { title: string; field: OrderField; order?: TableOrder | null; onOrder?: (o: TableOrder) => void }) {
+  if (!onOrder) return <th className="num">{title}</th>
+  const current = order?.[0] === field ? order[1] : null
+  const next: TableOrder = [field, current === 'DESC' ? 'ASC' : 'DESC']
+  return (
+    <th className="num" aria-sort={current === 'DESC' ? 'descending' : current === 'ASC' ? 'ascending' : 'none'}>
+      <button type="button" className="link sort" onClick={() => onOrder(next)}>{title}{current === 'DESC' ? ' ↓' : current === 'ASC' ? ' ↑' : ''}</button>
+    </th>
+  )
+}
+
 /** The rows of one breakdown; a click on a value filters the whole page by it. */
-export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; table: StatsTable; onFilter?: (f: WebFilter) => void }) {
+export function StatsTableView({ tab, table, onFilter, order, onOrder }: { tab: BreakdownTab; table: StatsTable; onFilter?: (f: WebFilter) => void; order?: TableOrder | null; onOrder?: (o: TableOrder) => void }) {
   if (table.rows.length === 0) return <Empty>No {tab.label.toLowerCase()} in this range.</Empty>
   const total = table.rows.reduce((sum, r) => sum + (r.visitors.current ?? 0), 0)
   return (
@@ -48,7 +63,7 @@ export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; ta
         <thead>
           <tr>
             <th>{tab.column}</th>
-            {metricColumns(table).map((c) => <th key={c.title} className="num">{c.title}</th>)}
+            {metricColumns(table).map((c) => <Header key={c.title} title={c.title} field={c.field} order={order} onOrder={onOrder} />)}
           </tr>
         </thead>
         <tbody>
@@ -83,14 +98,16 @@ const LOCATION_TABS = new Set(['country', 'region', 'city'])
 export function StatsTableCard({ group, state, onFilter }: { group: BreakdownGroup; state: WebState; onFilter: (f: WebFilter) => void }) {
   const { base } = useSession()
   const [tabId, setTabId] = useState(group.tabs[0]!.id)
+  // The order a header click chose; a new tab starts on PostHog's default order.
+  const [order, setOrder] = useState<TableOrder | null>(null)
   const tab = group.tabs.find((t) => t.id === tabId) ?? group.tabs[0]!
-  const result = useQueryResult(base, statsTableQuery(state, tab.breakdownBy))
+  const result = useQueryResult(base, statsTableQuery(state, tab.breakdownBy, 10, order))
   const panelId = `web-${group.tabs[0]!.id}-panel`
   return (
     <Card title={group.title}>
       <div className="tabs" role="tablist" aria-label={group.title}>
         {group.tabs.map((t) => (
-          <button key={t.id} type="button" role="tab" id={`web-tab-${t.id}`} aria-selected={t.id === tab.id} aria-controls={panelId} onClick={() => setTabId(t.id)}>{t.label}</button>
+          <button key={t.id} type="button" role="tab" id={`web-tab-${t.id}`} aria-selected={t.id === tab.id} aria-controls={panelId} onClick={() => { setTabId(t.id); setOrder(null) }}>{t.label}</button>
         ))}
       </div>
       <div role="tabpanel" id={panelId} aria-labelledby={`web-tab-${tab.id}`}>
@@ -100,7 +117,7 @@ export function StatsTableCard({ group, state, onFilter }: { group: BreakdownGro
             return (
               <>
                 {tab.id === 'country' && table.rows.length > 0 && <CountryMap table={table} tab={tab} onFilter={onFilter} />}
-                <StatsTableView tab={tab} table={table} onFilter={onFilter} />
+                <StatsTableView tab={tab} table={table} onFilter={onFilter} order={order} onOrder={setOrder} />
                 {LOCATION_TABS.has(tab.id) && (
                   // DB-IP's licence (CC BY 4.0) asks for this link where its locations are shown.
                   <p className="muted"><a href="https://db-ip.com" target="_blank" rel="noreferrer">IP Geolocation by DB-IP</a></p>

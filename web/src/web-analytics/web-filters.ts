@@ -117,9 +117,16 @@ export function overviewQuery(s: WebState): Json {
   return { kind: 'WebOverviewQuery', ...base(s), compareFilter: { compare: s.compare }, ...(s.goal ? { conversionGoal: s.goal } : {}) }
 }
 
+/** PostHog's `WebAnalyticsOrderByFields` the page's tables order by, and an `orderBy` pair. */
+export type OrderField = 'Visitors' | 'Views' | 'BounceRate' | 'TotalConversions' | 'UniqueConversions' | 'ConversionRate'
+export type TableOrder = [OrderField, 'ASC' | 'DESC']
+
 /** One breakdown table's query: with a goal, PostHog's conversion columns replace views and bounce rate. */
-export function statsTableQuery(s: WebState, breakdownBy: string, limit = 10): Json {
-  return { kind: 'WebStatsTableQuery', ...base(s), breakdownBy, includeBounceRate: true, limit, compareFilter: { compare: s.compare }, ...(s.goal ? { conversionGoal: s.goal } : {}) }
+export function statsTableQuery(s: WebState, breakdownBy: string, limit = 10, orderBy: TableOrder | null = null): Json {
+  return {
+    kind: 'WebStatsTableQuery', ...base(s), breakdownBy, includeBounceRate: true, limit, compareFilter: { compare: s.compare },
+    ...(s.goal ? { conversionGoal: s.goal } : {}), ...(orderBy ? { orderBy } : {}),
+  }
 }
 
 /** Hourly for a day or less, daily otherwise (PostHog's web trend does the same). */
