@@ -26,12 +26,13 @@ const BATCH_SIZE = 100
 const NOTIFY = process.env.BENCH_NOTIFY === '1'
 const NOTIFY_ROUNDS = Number(process.env.BENCH_NOTIFY_ROUNDS ?? 0)
 
-async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>) {
+/** `amount`: that many requests, every one counted, instead of BENCH_SECONDS of load. */
+async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>, amount?: number) {
   let k = 0
   return autocannon({
     url,
     connections,
-    duration: SECONDS,
+    ...(amount ? { amount } : { duration: SECONDS }),
     method: 'POST',
     headers,
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[k++ % bodies.length] }) }],
@@ -123,7 +124,7 @@ async function main() {
         url: tally.url,
         projectId,
         auth,
-        load: async (bodies) => (await load(`${tally.url}/batch/`, 32, bodies, gzipHeaders))['2xx'] * BATCH_SIZE,
+        load: async (bodies, requests) => (await load(`${tally.url}/batch/`, 32, bodies, gzipHeaders, requests))['2xx'] * BATCH_SIZE,
         readable: async () => waitReadable(tally.url, projectId, await sentinel(), auth),
         cpu: () => cpuSeconds(tally.pid),
       }, NOTIFY_ROUNDS, token, BATCH_SIZE)
