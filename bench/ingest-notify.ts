@@ -99,3 +99,82 @@ export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
+
+/** One plain round and one notifying round, on the same server, project and load. */
+export interface NotifyRound {
+  plainMsPer1000: number
+  notifyMsPer1000: number
+  /** Destination messages delivered in the notifying round, and their delay p99 (ms). */
+  delivered: number
+  expected: number
+  p99: number
+}
+
+export interface RoundDeps {
+  url: string
+  projectId: number
+  auth: string
+  /** Sends `requests` of the bodies, each answered; the events accepted. */
+  load(bodies: Buffer[], requests: number): Promise<number>
+  /** Until the last event sent is readable. */
+  readable(): Promise<void>
+  /** The server's CPU seconds so far. */
+  cpu(): number
+}
+
+/**
+ * BENCH_NOTIFY_ROUNDS=n: n rounds of the notify load with notifications off (the chat webhook unset,
+ * the destinations disabled: the notify step finds no rules), then on, one after the other, so the
+ * machine's load drifts over both alike. CPU per event of each, counted until the notifying round's
+ * destination messages are all delivered. A round is a fixed number of requests
+ * (BENCH_NOTIFY_ROUND_REQUESTS, 50 of 100 events), every one answered before the count: on a loaded
+ * machine a timed phase ends with requests in flight whose events are stored but not counted.
+ */
+export async function alternateRounds(deps: RoundDeps, rounds: number, token: string, batchSize: number): Promise<NotifyRound[]> {
+  const receivers = await startReceivers()
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${deps.url}/api/projects/${deps.projectId}${path}`, { method, headers: { authorization: deps.auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
+    return res.json() as Promise<any>
+  }
+  const destinations = ((await call('GET', '/destinations/')).results as Array<{ id: number; name: string }>)
+  const notifying = async (on: boolean) => {
+    await call('PATCH', '/', { slack_incoming_webhook: on ? receivers.url('/chat') : null })
+    for (const d of destinations) await call('PATCH', `/destinations/${d.id}/`, { enabled: on, url: receivers.url(`/${d.name}`) })
+  }
+  const requests = Number(process.env.BENCH_NOTIFY_ROUND_REQUESTS ?? 50)
+  const out: NotifyRound[] = []
+  const bodies = Array.from({ length: 8 }, (_, i) => gzipNotifyBody(token, batchSize, 100 + i))
+  for (let r = 0; r < rounds; r++) {
+    await notifying(false)
+    let cpu0 = deps.cpu()
+    const plainEvents = await deps.load(bodies, requests)
+    await deps.readable()
+    const plainMsPer1000 = (1e6 * (deps.cpu() - cpu0)) / plainEvents
+
+    await notifying(true)
+    const before = receivers.destinations.count
+    const delaysFrom = receivers.destinations.delays.length
+    cpu0 = deps.cpu()
+    const events = await deps.load(bodies, requests)
+    await deps.readable()
+    // Half the events, two destinations: one message per accepted event.
+    const deadline = performance.now() + 120_000
+    while (receivers.destinations.count - before < events && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50))
+    // Events stored but not counted as accepted (requests cut at the phase's end) send too: until a quiet second.
+    for (let seen = -1; seen !== receivers.destinations.count && performance.now() < deadline; ) {
+      seen = receivers.destinations.count
+      await new Promise((res) => setTimeout(res, 1000))
+    }
+    out.push({
+      plainMsPer1000,
+      notifyMsPer1000: (1e6 * (deps.cpu() - cpu0)) / events,
+      delivered: receivers.destinations.count - before,
+      expected: events,
+      p99: percentile(receivers.destinations.delays.slice(delaysFrom), 99),
+    })
+  }
+  await notifying(false)
+  await receivers.close()
+  return out
+}

@@ -18,19 +18,21 @@ import { MIGRATIONS } from '../src/app/create-adapters.ts'
 import { benchNodeArgs, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 import { runScaleStack } from './ingest-scale.ts'
 import { gzipBatchBody, gzipPersonsHeavyBody, singleEventBody, PERSONS_HEAVY_USERS } from './ingest-payloads.ts'
-import { gzipNotifyBody, NOTIFY_ACTIONS, NOTIFY_SERVER_ENV, percentile, setUpNotifications, startReceivers } from './ingest-notify.ts'
+import { alternateRounds, gzipNotifyBody, NOTIFY_ACTIONS, NOTIFY_SERVER_ENV, percentile, setUpNotifications, startReceivers } from './ingest-notify.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const BATCH_SIZE = 100
 /** BENCH_NOTIFY=1: after the plain /batch/ phase, the same load with 10 notifying actions and 2 destinations (ingest-notify.ts). */
 const NOTIFY = process.env.BENCH_NOTIFY === '1'
+const NOTIFY_ROUNDS = Number(process.env.BENCH_NOTIFY_ROUNDS ?? 0)
 
-async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>) {
+/** `amount`: that many requests, every one counted, instead of BENCH_SECONDS of load. */
+async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>, amount?: number) {
   let k = 0
   return autocannon({
     url,
     connections,
-    duration: SECONDS,
+    ...(amount ? { amount } : { duration: SECONDS }),
     method: 'POST',
     headers,
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[k++ % bodies.length] }) }],
@@ -116,6 +118,17 @@ async function main() {
   await perf.stop()
 
   const notified = NOTIFY ? await notifyPhase() : null
+  // BENCH_NOTIFY_ROUNDS=n (with BENCH_NOTIFY=1): plain and notifying rounds alternately (ingest-notify.ts).
+  const rounds = NOTIFY && NOTIFY_ROUNDS > 0
+    ? await alternateRounds({
+        url: tally.url,
+        projectId,
+        auth,
+        load: async (bodies, requests) => (await load(`${tally.url}/batch/`, 32, bodies, gzipHeaders, requests))['2xx'] * BATCH_SIZE,
+        readable: async () => waitReadable(tally.url, projectId, await sentinel(), auth),
+        cpu: () => cpuSeconds(tally.pid),
+      }, NOTIFY_ROUNDS, token, BATCH_SIZE)
+    : []
   async function notifyPhase() {
     const receivers = await startReceivers()
     await setUpNotifications(tally.url, projectId, auth, receivers)
@@ -191,6 +204,9 @@ async function main() {
     row('destination messages delivered', `${destinations.count} of ${events} expected; chat messages ${chat}`)
     row('destination delivery delay p50 / p99 / max', `${percentile(destinations.delays, 50)} / ${percentile(destinations.delays, 99)} / ${percentile(destinations.delays, 100)} ms after the event was received`)
   }
+  rounds.forEach((r, i) => {
+    row(`round ${i + 1}: CPU per 1,000 events off / on`, `${r.plainMsPer1000.toFixed(0)} / ${r.notifyMsPer1000.toFixed(0)} ms (${(r.notifyMsPer1000 / r.plainMsPer1000).toFixed(3)}x); ${r.delivered} of ${r.expected} delivered, p99 ${r.p99} ms`)
+  })
   const plainReadable = batchEvents / batchReadableSec
   const personsReadable = personsEvents / personsReadableSec
   row('persons-heavy /batch/ events/s accepted', `${(personsEvents / persons.duration).toFixed(0)} (${PERSONS_HEAVY_USERS.toLocaleString('en')} users, 10 % $set, 1 % $identify; non-2xx ${persons.non2xx})`)
