@@ -43,6 +43,8 @@ export type Expr =
   | { op: 'shift'; interval: Interval; n: number | Expr; arg: Expr }
   /** Milliseconds since the epoch of an instant (a BIGINT), for keys that JavaScript compares. */
   | { op: 'epoch_ms'; arg: Expr }
+  /** The instant (the engine's event timestamp type) of milliseconds since the epoch: `epoch_ms`'s inverse. */
+  | { op: 'time_of_ms'; arg: Expr }
   /**
    * An aggregate; `arg_min`/`arg_max` give `arg` of the row with the least/greatest `by` (rows whose `by` is NULL ignored);
    * `list` the values as an array (with `distinct`, each once; without, in the order of `by` when given).
@@ -124,7 +126,7 @@ export interface SelectItem {
 }
 
 /**
- * A relation: the project's events, another plan's rows, or another plan's rows each repeated
+ * A relation: the project's events, its session partials, another plan's rows, or another plan's rows each repeated
  * `times` times with a column `k` = 0..times-1 beside them (rolling windows: a person active on a
  * day counts for the `times` days that follow), or two plans' rows joined on equal values of the
  * columns named in `using` (inner join; `left` keeps its rows without a match, NULL beside them).
@@ -132,6 +134,11 @@ export interface SelectItem {
  */
 export type Source =
   | { kind: 'events' }
+  /**
+   * The project's session partials (the sessions aggregate the event store keeps, see
+   * `SESSION_PARTIAL_COLUMNS`): rows to merge per session, never a session each.
+   */
+  | { kind: 'session_partials' }
   | { kind: 'plan'; plan: Plan }
   | { kind: 'spread'; plan: Plan; times: number }
   | { kind: 'join'; left: Plan; right: Plan; using: readonly string[]; keepLeft?: boolean }
@@ -145,13 +152,17 @@ export type Source =
  * - `lag` / `lead`: `arg` of the row `offset` (default 1) before / after (NULL past the ends);
  * - `running_sum`: the sum of `arg` from the partition's first row to this one;
  * - `partition_min` / `partition_max`: over the whole partition, NULLs ignored (NULL when all are);
- * - `partition_count`: the partition's number of rows.
- * Engines with window functions write windows; engines without them (ClickHouse 18.16) sort each
- * partition into arrays and compute every step on the arrays, in one pass.
+ * - `partition_count`: the partition's number of rows;
+ * - `map`: `arg` of the row itself (a value the later steps read);
+ * - `filter`: keeps only the rows where `arg` is true (its column is then true): the steps after it
+ *   see the remaining rows alone, in the same order (a `lag` after it is the previous row kept).
+ * Engines with window functions write windows (a level per dependency depth, a `WHERE` per filter);
+ * engines without them (ClickHouse 18.16) sort each partition into arrays and compute every step on
+ * the arrays, filters included, in one pass.
  */
 export interface SequenceStep {
   alias: string
-  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count'
+  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count' | 'map' | 'filter'
   arg?: Expr
   /** `lag` / `lead`: how many rows away (a whole number from 1; 1 when left out). */
   offset?: number

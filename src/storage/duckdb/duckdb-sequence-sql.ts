@@ -2,20 +2,44 @@ import type { SequenceCall } from '../event-sql/event-dialect.ts'
 
 const q = (name: string): string => `"${name}"`
 
+interface Item {
+  alias: string
+  sql: string
+  refs: readonly string[]
+  window: boolean
+}
+
 /**
  * A sequence (`SequenceStep`) as DuckDB window functions: one subquery level per depth of the steps'
  * dependencies (a window cannot read another window of its own SELECT), every level over the same
- * partition and order, so DuckDB sorts once per level.
+ * partition and order, so DuckDB sorts once per level that has a window. A `filter` is the `WHERE`
+ * of the level after every step before it, so the windows of that level and later see its rows only.
+ * Each level passes on only the columns read above it (DuckDB carried every column through every
+ * sort otherwise), and steps nothing reads are left out.
  */
 export function duckDbSequenceSql(call: SequenceCall): string {
   const partition = call.partitionBy.length ? `PARTITION BY ${call.partitionBy.map(q).join(', ')}` : ''
   const ordered = `${partition} ORDER BY ${call.orderBy.map(q).join(', ')}`
   const depth = new Map<string, number>(call.columns.map((c) => [c, 0]))
-  const levels: string[][] = []
+  const levels: Array<{ items: Item[]; where?: { sql: string; refs: readonly string[] } }> = []
+  const at = (level: number) => (levels[level - 1] ??= { items: [] })
+  // The lowest level a step may take: the level of the last filter (its rows are the filtered ones).
+  let floor = 1
+  let highest = 0
   for (const step of call.steps) {
-    const level = 1 + Math.max(0, ...(step.arg?.refs ?? []).map((r) => depth.get(r) ?? 0))
-    depth.set(step.alias, level)
     const arg = step.arg?.sql(q) ?? ''
+    const refs = step.arg?.refs ?? []
+    if (step.fn === 'filter') {
+      const level = highest + 1
+      at(level).where = { sql: arg, refs }
+      at(level).items.push({ alias: step.alias, sql: 'TRUE', refs: [], window: false })
+      depth.set(step.alias, level)
+      floor = highest = level
+      continue
+    }
+    const level = Math.max(floor, 1 + Math.max(0, ...refs.map((r) => depth.get(r) ?? 0)))
+    depth.set(step.alias, level)
+    highest = Math.max(highest, level)
     let sql: string
     switch (step.fn) {
       case 'row_number':
@@ -35,10 +59,32 @@ export function duckDbSequenceSql(call: SequenceCall): string {
       case 'partition_count':
         sql = `count(*) OVER (${partition})`
         break
+      case 'map':
+        sql = arg
+        break
     }
-    ;(levels[level - 1] ??= []).push(`${sql} AS ${q(step.alias)}`)
+    at(level).items.push({ alias: step.alias, sql, refs, window: step.fn !== 'map' })
+  }
+  // From the top down: what each level must select (the columns read above it) and read from below.
+  let live = new Set([...call.partitionBy, ...(call.output ?? [...call.columns, ...call.steps.map((s) => s.alias)])])
+  const selects: string[][] = []
+  for (let l = levels.length - 1; l >= 0; l--) {
+    const level = levels[l] ?? { items: [] }
+    const items = level.items.filter((i) => live.has(i.alias))
+    const passed = [...live].filter((n) => !items.some((i) => i.alias === n))
+    selects[l] = [...passed.map(q), ...items.map((i) => `${i.sql} AS ${q(i.alias)}`)]
+    const below = new Set(passed)
+    for (const i of items) {
+      i.refs.forEach((r) => below.add(r))
+      if (i.window) [...call.partitionBy, ...call.orderBy].forEach((c) => below.add(c))
+    }
+    level.where?.refs.forEach((r) => below.add(r))
+    live = below
   }
   let from = call.from
-  for (const items of levels) if (items?.length) from = `(SELECT *, ${items.join(', ')} FROM ${from} AS t)`
+  for (const [l, level] of levels.entries()) {
+    if (!level) continue
+    from = `(SELECT ${selects[l]!.join(', ')} FROM ${from} AS t${level.where ? ` WHERE ${level.where.sql}` : ''})`
+  }
   return from
 }

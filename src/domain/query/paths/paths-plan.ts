@@ -93,11 +93,12 @@ function notRepeated(gap: Expr): Expr {
  * same item in a row kept once (the last of them, with its time), cut to the start / end point and
  * the step limit. Rows `{person, pos (1-based position on the path), item, ts, prev_item, prev_ts (of
  * the item before on the path; NULL at pos 1), last (pos of the path's last item)}` (and `session`,
- * a key of the person's session, with a start or end point).
+ * a key of the person's session, with a start or end point). `last: false` may leave `last` out
+ * (the edges do not read it; without a start or end point it costs ten more window columns).
  */
-export function pathStepsPlan(spec: PathsSpec): Plan {
+export function pathStepsPlan(spec: PathsSpec, opts: { last: boolean } = { last: true }): Plan {
   const { q } = spec
-  if (q.startPoint === null && q.endPoint === null) return firstStepsPlan(spec)
+  if (q.startPoint === null && q.endPoint === null) return firstStepsPlan(spec, opts.last)
   const limit = q.stepLimit
   const gap = lit(SESSION_GAP_MS)
   // 1. Per person in time order: sessions, and whether the next event of the session repeats the item.
@@ -168,39 +169,44 @@ export function pathStepsPlan(spec: PathsSpec): Plan {
 }
 
 /**
- * Without a start or end point (each session's first `stepLimit` items) in two sorts of a person's
- * events rather than three (DuckDB sorts once per window level; the sessions' running sum and the
- * per-session positions were two more). The first pass marks the rows after which a session ends
- * (`ends`: the next event is 30 minutes or more later, or there is none) and keeps the items that
- * are not repeats (`is_item`) and the dropped rows that end a session (an empty item last in its
- * session: a repeat never ends one, its next event being within the gap). Over those rows, in one
- * sort, an item's position in its session is the distance to the nearest row before it that ended
- * one (lags 1..limit of `ends`; the person's first row has none; further means past the limit), and
- * the items after it in its session, as far as the limit needs them, the distance to the next row
- * that ends one, less that row when it is not an item (leads).
+ * Without a start or end point (each session's first `stepLimit` items) as one sequence of a
+ * person's events: DuckDB sorts them twice (a window level before the first filter, one after),
+ * ClickHouse once (one array program per person, PostHog's own shape). First the rows after which a
+ * session ends (`ends`: the next event is 30 minutes or more later, or there is none) and the items
+ * that are not repeats (`is_item`); only those and the dropped rows that end a session stay (an empty
+ * item last in its session: a repeat never ends one, its next event being within the gap). Over
+ * those rows an item's position in its session is the distance to the nearest row before it that
+ * ended one (lags 1..limit of `ends`; the person's first row has none; further means past the
+ * limit), and with `last`, the items after it in its session, as far as the limit needs them, the
+ * distance to the next row that ends one, less that row when it is not an item (leads).
  */
-function firstStepsPlan(spec: PathsSpec): Plan {
+function firstStepsPlan(spec: PathsSpec, withLast: boolean): Plan {
   const limit = spec.q.stepLimit
   const gap = lit(SESSION_GAP_MS)
-  const ordered = { partitionBy: ['person'], orderBy: ['ts', 'uid'] }
   const ends = or(isNull(col('next_ts')), bin('>=', minus(col('next_ts'), col('ts')), gap))
-  const kept: Plan = {
-    source: { kind: 'sequence', plan: pathEventsPlan(spec), ...ordered, steps: [{ alias: 'next_ts', fn: 'lead', arg: col('ts') }, { alias: 'next_item', fn: 'lead', arg: col('item') }] },
-    select: [...keep(['person', 'ts', 'uid', 'item']), { alias: 'ends', expr: when(ends, lit(1), lit(0)) }, { alias: 'is_item', expr: when(notRepeated(gap), lit(1), lit(0)) }],
-    where: or(notRepeated(gap), ends),
-  }
+  const is1 = (e: Expr): Expr => bin('=', e, lit(1))
   const upTo = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1)
   const shifted = (fn: 'lag' | 'lead', prefix: string, column: string) => upTo(limit).map((j): SequenceStep => ({ alias: `${prefix}${j}`, fn, arg: col(column), offset: j }))
-  const steps: SequenceStep[] = [...shifted('lag', 'b', 'ends'), ...shifted('lead', 'a', 'ends'), ...shifted('lead', 'c', 'is_item'), { alias: 'p_item', fn: 'lag', arg: col('item') }, { alias: 'p_ts', fn: 'lag', arg: col('ts') }]
-  const is1 = (e: Expr): Expr => bin('=', e, lit(1))
+  const map = (alias: string, arg: Expr): SequenceStep => ({ alias, fn: 'map', arg })
+  // Items after this one in its session (`limit` standing for that many or more).
+  const rest: Expr = { op: 'case', when: [[is1(col('ends')), lit(0)], ...upTo(limit).map((j): [Expr, Expr] => [is1(col(`a${j}`)), plus(lit(j - 1), col(`c${j}`))])], else: lit(limit) }
+  const steps: SequenceStep[] = [
+    { alias: 'next_ts', fn: 'lead', arg: col('ts') },
+    { alias: 'next_item', fn: 'lead', arg: col('item') },
+    map('ends', when(ends, lit(1), lit(0))),
+    map('is_item', when(notRepeated(gap), lit(1), lit(0))),
+    { alias: 'kept', fn: 'filter', arg: or(is1(col('is_item')), is1(col('ends'))) },
+    ...shifted('lag', 'b', 'ends'),
+    ...(withLast ? [...shifted('lead', 'a', 'ends'), ...shifted('lead', 'c', 'is_item')] : []),
+    { alias: 'p_item', fn: 'lag', arg: col('item') },
+    { alias: 'p_ts', fn: 'lag', arg: col('ts') },
+    map('idx', { op: 'case', when: upTo(limit).map((j): [Expr, Expr] => [is1({ op: 'coalesce', args: [col(`b${j}`), lit(1)] }), lit(j)]), else: lit(null) }),
+    ...(withLast ? [map('rest', rest)] : []),
+    { alias: 'on_path', fn: 'filter', arg: and(is1(col('is_item')), notNull(col('idx')))! },
+  ]
   const positioned: Plan = {
-    source: { kind: 'sequence', plan: kept, ...ordered, steps },
-    select: [
-      ...keep(['person', 'ts', 'item', 'p_item', 'p_ts', 'is_item']),
-      { alias: 'idx', expr: { op: 'case', when: upTo(limit).map((j): [Expr, Expr] => [is1({ op: 'coalesce', args: [col(`b${j}`), lit(1)] }), lit(j)]), else: lit(null) } },
-      // Items after this one in its session (`limit` standing for that many or more).
-      { alias: 'rest', expr: { op: 'case', when: [[is1(col('ends')), lit(0)], ...upTo(limit).map((j): [Expr, Expr] => [is1(col(`a${j}`)), plus(lit(j - 1), col(`c${j}`))])], else: lit(limit) } },
-    ],
+    source: { kind: 'sequence', plan: pathEventsPlan(spec), partitionBy: ['person'], orderBy: ['ts', 'uid'], steps },
+    select: keep(['person', 'ts', 'item', 'p_item', 'p_ts', 'idx', ...(withLast ? ['rest'] : [])]),
   }
   const first = bin('=', col('idx'), lit(1))
   const length = plus(col('idx'), col('rest'))
@@ -212,9 +218,8 @@ function firstStepsPlan(spec: PathsSpec): Plan {
       { alias: 'item', expr: col('item') },
       { alias: 'prev_item', expr: when(first, lit(null), col('p_item')) },
       { alias: 'prev_ts', expr: when(first, lit(null), col('p_ts')) },
-      { alias: 'last', expr: when(bin('<', length, lit(limit)), length, lit(limit)) },
+      ...(withLast ? [{ alias: 'last', expr: when(bin('<', length, lit(limit)), length, lit(limit)) }] : []),
     ],
-    where: and(is1(col('is_item')), notNull(col('idx'))),
   }
 }
 
@@ -228,7 +233,7 @@ export const targetKey: Expr = nodeKey(col('pos'), col('item'))
  * average milliseconds it took, most walked first (then by source and target), with the weight
  * bounds, at most `edgeLimit`.
  */
-export function pathEdgesPlan(spec: PathsSpec, steps: Plan = pathStepsPlan(spec)): Plan {
+export function pathEdgesPlan(spec: PathsSpec, steps: Plan = pathStepsPlan(spec, { last: false })): Plan {
   const { q } = spec
   const count: Expr = { op: 'aggregate', fn: 'count' }
   const having = and(
