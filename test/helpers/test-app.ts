@@ -99,18 +99,13 @@ export function copyDataDir(from: string, to: string): void {
   cpSync(from, to, { recursive: true })
 }
 
-/**
- * Env for a test app: fixed keys so tests can authenticate; extra env merged in. The ingestion linger
- * is 20 ms instead of 250: a test waits it out after every capture it reads back (persons-ingestion:
- * 80 s -> 68-71 s wall, CPU no higher); a test of batching sets its own.
- */
+/** Env for a test app: fixed keys so tests can authenticate; extra env merged in. */
 export function testEnv(dataDir: string, extra: Record<string, string> = {}) {
   return {
     TALLY_DATA_DIR: dataDir,
     TALLY_PROJECT_API_KEY: generateToken('phc_'),
     TALLY_PERSONAL_API_KEY: generateToken('phx_'),
     TALLY_LOG_LEVEL: 'silent',
-    TALLY_FLUSH_INTERVAL_MS: '20',
     ...extra,
   }
 }
