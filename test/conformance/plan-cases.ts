@@ -18,8 +18,8 @@ const ROWS: Row[] = [
   { d: 'u1', e: 'buy', t: '2024-03-10T06:30:00.000Z', p: { plan: 'pro', n: 7.5 }, pp: { email: 'a@x.test' }, person: PERSON },
   { d: 'u2', e: 'view', t: '2024-03-10T08:00:00.000Z', p: { plan: 'free', n: '12' } },
   { d: 'u2', e: 'view', t: '2024-03-11T03:59:59.999Z', p: { n: null } },
-  { d: 'u3', e: 'buy', t: '2024-03-31T23:00:00.000Z', p: { plan: 'Pro' }, chain: 'button.btn.primary:nth-child="1"nth-of-type="1"text="Buy";div:nth-child="1"nth-of-type="1"' },
-  { d: 'u3', e: 'view', t: '2024-04-01T04:00:00.000Z', p: {} },
+  { d: 'u3', e: 'buy', t: '2024-03-31T23:00:00.000Z', p: { plan: 'Pro', $session_id: 's3' }, chain: 'button.btn.primary:nth-child="1"nth-of-type="1"text="Buy";div:nth-child="1"nth-of-type="1"' },
+  { d: 'u3', e: 'view', t: '2024-04-01T04:00:00.000Z', p: { $session_id: 's3' } },
 ]
 
 export const FIXTURE: StoredEvent[] = [
@@ -84,6 +84,7 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     { title: 'month keys moved by a literal', plan: fromEvents([['k', { op: 'shift', interval: 'month', n: -1, arg: bucket('month') }]]), expect: each((r) => ({ k: shiftKey(bucketKey(new Date(r.t), 'month', ZONE), 'month', -1) })) },
     { title: 'day keys moved by an expression', plan: fromEvents([['k', { op: 'shift', interval: 'day', n: lit(2), arg: bucket('day') }]]), expect: each((r) => ({ k: shiftKey(bucketKey(new Date(r.t), 'day', ZONE), 'day', 2) })) },
   ],
+  time_of_ms: [{ title: 'an instant from milliseconds (a whole second: ClickHouse keeps seconds)', plan: fromEvents([['m', { op: 'epoch_ms', arg: { op: 'time_of_ms', arg: lit(1_710_072_000_000) } }]], { limit: 1 }), expect: [{ m: 1_710_072_000_000 }] }],
   epoch_ms: [{ title: 'milliseconds of the timestamp', plan: fromEvents([['m', { op: 'epoch_ms', arg: ts }]]), expect: each((r) => ({ m: ms(r) })) }],
   aggregate: [{
     title: 'count, uniq, sum, avg, min, max, quantile, bit_or, arg_min, arg_max, ordered list',
@@ -133,6 +134,11 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
   regex_match: [{ title: 'an RE2 search', plan: fromEvents([['m', { op: 'regex_match', arg: col('event'), pattern: '^v.e' }]]), expect: each((r) => ({ m: /^v.e/.test(r.e) })) }],
   regex_replace: [{ title: 'every match replaced, with a group', plan: fromEvents([['u', { op: 'regex_replace', arg: { op: 'coalesce', args: [prop('url'), col('event')] }, pattern: '([a-z])\\.', replacement: '<\\1>' }]]), expect: each((r) => ({ u: String(r.p.url ?? r.e).replace(/([a-z])\./g, '<$1>') })) }],
   'source:events': [{ title: 'the project filter', plan: { source: { kind: 'events' }, select: [{ alias: 'c', expr: agg('count') }] }, expect: [{ c: ROWS.length }] }],
+  'source:session_partials': [{
+    title: 'the partials the event store wrote, merged per session',
+    plan: { source: { kind: 'session_partials' }, select: [{ alias: 'id', expr: col('session_id') }, { alias: 's', expr: agg('min', col('min_ms')) }, { alias: 'e', expr: agg('max', col('max_ms')) }, { alias: 'u', expr: agg('arg_max', col('last_distinct_id'), { by: col('max_ms') }) }, { alias: 'n', expr: { op: 'floor', arg: agg('sum', col('screens')) } }], groupBy: [col('session_id')] },
+    expect: [{ id: 's3', s: ms(ROWS[4]!), e: ms(ROWS[5]!), u: 'u3', n: 0 }],
+  }],
   'source:plan': [{ title: 'a subquery', plan: { source: { kind: 'plan', plan: perPerson }, select: [{ alias: 'd', expr: col('d') }, { alias: 'c', expr: col('c') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d, c]) => ({ d, c })) }],
   'source:spread': [{ title: 'each row three times with k', plan: { source: { kind: 'spread', plan: perPerson, times: 3 }, select: [{ alias: 'd', expr: col('d') }, { alias: 'k', expr: col('k') }], orderBy: [{ expr: col('d') }, { expr: col('k') }] }, expect: sorted(counts).flatMap(([d]) => [0, 1, 2].map((k) => ({ d, k }))) }],
   'source:join': [

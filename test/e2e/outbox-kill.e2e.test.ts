@@ -8,10 +8,11 @@ import { eventually } from '../helpers/eventually.ts'
 /**
  * kill -9 between an event's store and its webhook's send, at each step of the way: the event stored
  * but its messages not planned (the batch not acked); the messages in the outbox, the batch not acked;
- * messages claimed (leased) but not sent; a message sent (2xx) but not marked sent. A last, unarmed
- * start must deliver every matched, acknowledged event at least once, each under one idempotency key.
+ * messages claimed (leased) but not sent; a message sent (2xx) but not marked sent; ten of the batch
+ * row's messages sent, the rest not (a partial send: its row is not done). A last, unarmed start must
+ * deliver every matched, acknowledged event at least once, each under one idempotency key.
  */
-const POINTS = ['pipeline.after-store', 'notify.after-enqueue', 'outbox.after-claim', 'outbox.after-send'] as const
+const POINTS = ['pipeline.after-store', 'notify.after-enqueue', 'outbox.after-claim', 'outbox.after-send', 'outbox.after-send:10'] as const
 const MATCHED = 25
 
 async function start(t: TestContext, dataDir: string, env: Record<string, string>): Promise<ServerProcess> {
@@ -88,6 +89,7 @@ for (const point of POINTS) {
     for (const [uuid, k] of keys) assert.equal(k.size, 1, `event ${uuid} was sent under ${k.size} idempotency keys`)
     assert.equal(new Set([...keys.values()].map((k) => [...k][0])).size, MATCHED, 'one key per event')
     if (point === 'outbox.after-send') assert.ok(beforeRestart >= 1, 'a message reached the receiver before the kill')
+    if (point === 'outbox.after-send:10') assert.ok(beforeRestart >= 10 && beforeRestart < MATCHED, `part of the batch reached the receiver before the kill: ${beforeRestart}`)
     await stop(last)
   })
 }

@@ -57,12 +57,46 @@ function seedEvents(now: number): object[] {
   }))
 }
 
+/** Sends the sessions' events, timed from now; the `now` they were timed from. */
 async function seed(app: TestApp): Promise<number> {
-  const batch = seedEvents(Date.now())
+  const now = Date.now()
+  const batch = seedEvents(now)
   const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
   assert.equal(res.statusCode, 200, res.body)
   await waitForEvents(app, batch.length)
-  return batch.length
+  return now
+}
+
+/**
+ * The conversion rate of the day (UTC, the project's zone) of the seed's one 'clicked signup': one
+ * converter over the visitors with a page view that day, as the trend's `A / B` formula gives it.
+ */
+function signupDayRate(now: number): string {
+  const at = (s: SeedSession, after: number) => now - s.startsAgo + after * 1000
+  const dayOf = (ms: number) => Math.floor(ms / DAY)
+  const signup = SESSIONS.flatMap((s) => s.steps.filter(([, event]) => event === 'clicked signup').map(([after]) => at(s, after)))[0]!
+  const visitors = new Set(SESSIONS.flatMap((s) => s.steps.filter(([after, event]) => event === '$pageview' && dayOf(at(s, after)) === dayOf(signup)).map(() => s.visitor.id)))
+  return `${(100 / visitors.size).toFixed(1)}%`
+}
+
+/** A table's rows as "value cell cell…" lines, every column, once it has `rows` rows. */
+async function allCells(page: Page, name: string, rows: number): Promise<string[]> {
+  const table = page.getByRole('table', { name, exact: true })
+  const read = () => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim()).join(' ')))
+  await eventually(async () => (await read()).length === rows, 600).catch(async () => {
+    throw new Error(`table ${name}: expected ${rows} rows, shows ${JSON.stringify(await read().catch(() => null))}`)
+  })
+  return read()
+}
+
+/** The trend's summary line once it reads `pattern`. */
+async function trendSummary(page: Page, pattern: RegExp): Promise<string> {
+  const line = page.getByTestId('trend-goal-summary')
+  const read = () => line.innerText().catch(() => '')
+  await eventually(async () => pattern.test(await read()), 600).catch(async () => {
+    throw new Error(`trend summary: expected ${pattern}, shows ${JSON.stringify(await read())}`)
+  })
+  return read()
 }
 
 async function newPage(browser: Browser, viewport = DESKTOP): Promise<Page> {
@@ -111,7 +145,7 @@ async function assertAccessible(page: Page, what: string): Promise<void> {
 
 test('web analytics page: numbers from seeded sessions, row clicks filter, session detail, phone width, axe-core', async (t) => {
   const { app, url } = await startWebTally(t, { seed: false })
-  await seed(app)
+  const seededAt = await seed(app)
   const browser = await launchBrowser(t)
   const page = await newPage(browser)
 
@@ -196,13 +230,35 @@ test('web analytics page: numbers from seeded sessions, row clicks filter, sessi
     assert.equal(new URL(page.url()).searchParams.get('goal'), 'event:clicked signup')
     assert.deepEqual(await conversionTiles(page), expected)
     assert.match(await page.getByRole('group', { name: 'Conversion rate' }).innerText(), /was 0%/)
+
+    // The tables show PostHog's goal columns; cat's signup on /docs is the one conversion, so /docs
+    // leads (ordered by unique conversions, then total conversions, then visitors with the previous
+    // period's: dan's / before /pricing).
+    const pages = page.getByRole('table', { name: 'Pages', exact: true })
+    await pages.getByRole('columnheader', { name: 'Unique conversions' }).waitFor()
+    assert.deepEqual(await pages.locator('thead th').allTextContents(), ['Path', 'Visitors', 'Total conversions', 'Unique conversions', 'Conversion rate'])
+    assert.deepEqual(await allCells(page, 'Pages', 5), ['/docs 1 1 1 100.0%', '/ 2 0 0 0.0%', '/pricing 2 0 0 0.0%', '/blog 1 0 0 0.0%', '/blog/post 1 0 0 0.0%'])
+
+    // The trend turns to the goal, on its unique conversions first (as PostHog's graphs tab does).
+    const trendTabs = page.getByRole('tablist', { name: 'Trend' })
+    assert.equal(await trendTabs.getByRole('tab', { name: 'Unique conversions' }).getAttribute('aria-selected'), 'true')
+    await page.getByRole('img', { name: 'Unique conversions over time' }).waitFor()
+    assert.equal(await trendSummary(page, /^Highest/), 'Highest in one day: 1')
+    await trendTabs.getByRole('tab', { name: 'Total conversions' }).click()
+    assert.equal(await trendSummary(page, /^Conversions/), 'Conversions in the range: 1')
+    await trendTabs.getByRole('tab', { name: 'Conversion rate' }).click()
+    await page.getByRole('img', { name: 'Conversion rate over time' }).waitFor()
+    assert.equal(await trendSummary(page, /%$/), `Highest in one day: ${signupDayRate(seededAt)}`)
     await assertAccessible(page, 'web analytics with a conversion goal')
     await screenshot(page, 'web-analytics-goal')
     await goal.selectOption({ label: 'None' })
     assert.equal((await tiles(page, '3'))['Page views'], '8')
+    assert.match(await page.getByTestId('trend-views-total').innerText(), /Page views in the range: 8$/)
     await goal.selectOption({ label: 'Signed up' })
     assert.equal(new URL(page.url()).searchParams.get('goal'), `action:${created.json().id}`)
     assert.deepEqual(await conversionTiles(page), expected)
+    assert.equal((await allCells(page, 'Pages', 5))[0], '/docs 1 1 1 100.0%')
+    assert.equal(await trendSummary(page, /^Highest/), 'Highest in one day: 1', 'a new goal starts on unique conversions')
     await goal.selectOption({ label: 'None' })
     assert.equal((await tiles(page, '3'))['Page views'], '8')
   })

@@ -83,7 +83,4 @@ testOnEachEngine('overview with a conversion goal: visitors, total and unique co
     assert.equal(res.statusCode, 400, res.body)
     assert.equal(res.json().attr, attr)
   }
-  const tableWithGoal = await postQuery(app, { kind: 'WebStatsTableQuery', breakdownBy: 'Page', conversionGoal: { customEventName: 'purchase' } })
-  assert.equal(tableWithGoal.statusCode, 400)
-  assert.equal(tableWithGoal.json().attr, 'query.conversionGoal')
 })

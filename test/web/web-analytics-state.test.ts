@@ -4,6 +4,7 @@ import { overviewQuery, readState, statsTableQuery, toggleFilter, writeState, DE
 import { readStatsTable } from '../../web/src/web-analytics/stats-rows.ts'
 import { rowFilter, TABS } from '../../web/src/web-analytics/breakdowns.ts'
 import { summariseSession } from '../../web/src/web-analytics/session-summary.ts'
+import { GOAL_TABS, goalTrendQuery } from '../../web/src/web-analytics/goal-trends.ts'
 
 // The Web analytics page's pure parts (web/src/web-analytics); the page itself is tested in Chromium
 // against a real Tally (test/e2e/web-analytics-page.e2e.test.ts).
@@ -16,15 +17,30 @@ test('the page state survives the address bar: date range, compare, test account
   assert.equal(writeState(DEFAULT_STATE), '', 'the default state is the bare address')
 })
 
-test('the conversion goal survives the address bar and goes into the overview query only', () => {
+test('the conversion goal survives the address bar and goes into the overview and table queries', () => {
   for (const goal of [{ actionId: 12 }, { customEventName: 'signed up: pro & more' }]) {
     const s = { ...DEFAULT_STATE, goal }
     assert.deepEqual(readState(writeState(s)).goal, goal)
     assert.deepEqual(overviewQuery(s).conversionGoal, goal)
-    assert.equal(statsTableQuery(s, 'Page').conversionGoal, undefined, 'the tables take no goal (a 400)')
+    assert.deepEqual(statsTableQuery(s, 'Page').conversionGoal, goal)
   }
   assert.equal(overviewQuery(DEFAULT_STATE).conversionGoal, undefined)
+  assert.equal(statsTableQuery(DEFAULT_STATE, 'Page').conversionGoal, undefined)
   for (const bad of ['action:x', 'event:', 'other:1', '']) assert.equal(readState(`?goal=${encodeURIComponent(bad)}`).goal, null, bad)
+})
+
+test('with a goal the trend has PostHog\'s conversion tabs: unique, total, the rate as A / B of unique visitors, visitors', () => {
+  assert.deepEqual(GOAL_TABS.map((t) => t.label), ['Unique conversions', 'Total conversions', 'Conversion rate', 'Visitors'])
+  const s = { ...DEFAULT_STATE, filters: [exact('$browser', 'Chrome'), { key: '$channel_type', type: 'session' as const, operator: 'exact' as const, value: ['Direct'] }] }
+  const seriesOf = (q: Record<string, unknown>) => (q.series as Array<Record<string, unknown>>).map((n) => [n.kind, n.id ?? n.event, n.math])
+  assert.deepEqual(seriesOf(goalTrendQuery(s, { actionId: 7 }, 'unique_conversions')), [['ActionsNode', 7, 'dau']])
+  assert.deepEqual(seriesOf(goalTrendQuery(s, { customEventName: 'purchase' }, 'total_conversions')), [['EventsNode', 'purchase', 'total']])
+  const rate = goalTrendQuery(s, { customEventName: 'purchase' }, 'conversion_rate')
+  assert.deepEqual(seriesOf(rate), [['EventsNode', 'purchase', 'dau'], ['EventsNode', '$pageview', 'dau']])
+  assert.equal((rate.trendsFilter as { formula?: string }).formula, 'A / B')
+  // The trend takes the event filters, not the session ones (a TrendsQuery has none).
+  assert.deepEqual((rate.properties as Array<{ key: string }>).map((p) => p.key), ['$browser'])
+  assert.deepEqual(seriesOf(goalTrendQuery(s, { actionId: 7 }, 'visitors')), [['EventsNode', '$pageview', 'dau']])
 })
 
 test('an unreadable address falls back to the defaults, keeping only well-formed filters', () => {
@@ -66,12 +82,22 @@ test('stats rows are read by column name, with [current, previous] pairs or plai
     columns: ['context.columns.breakdown_value', 'context.columns.visitors', 'context.columns.views', 'context.columns.bounce_rate'],
     results: [['/pricing', [2, 1], [3, 1], [0.5, null]]],
   })
-  assert.deepEqual(paired.rows, [{ value: '/pricing', visitors: { current: 2, previous: 1 }, views: { current: 3, previous: 1 }, bounceRate: { current: 0.5, previous: null } }])
+  assert.deepEqual(paired.rows, [{ value: '/pricing', visitors: { current: 2, previous: 1 }, views: { current: 3, previous: 1 }, bounceRate: { current: 0.5, previous: null }, goal: null, fill: null }])
   assert.equal(paired.hasBounceRate, true)
   // Columns in another order, without a bounce rate.
   const plain = readStatsTable({ columns: ['context.columns.views', 'context.columns.breakdown_value', 'context.columns.visitors'], results: [[7, 'Desktop', 2]] })
-  assert.deepEqual(plain.rows[0], { value: 'Desktop', visitors: { current: 2, previous: null }, views: { current: 7, previous: null }, bounceRate: null })
+  assert.deepEqual(plain.rows[0], { value: 'Desktop', visitors: { current: 2, previous: null }, views: { current: 7, previous: null }, bounceRate: null, goal: null, fill: null })
   assert.equal(plain.hasBounceRate, false)
+  // With a conversion goal: PostHog's conversion columns, and the server's fill fraction.
+  const goal = readStatsTable({
+    columns: ['context.columns.breakdown_value', 'context.columns.visitors', 'context.columns.total_conversions', 'context.columns.unique_conversions', 'context.columns.conversion_rate', 'context.columns.ui_fill_fraction', 'context.columns.cross_sell'],
+    results: [['/pricing', [2, 1], [3, 0], [1, 0], [0.5, 0], 0.25, '']],
+  })
+  assert.equal(goal.hasGoal, true)
+  assert.equal(goal.hasBounceRate, false)
+  assert.deepEqual(goal.rows[0]!.goal, { total: { current: 3, previous: 0 }, unique: { current: 1, previous: 0 }, rate: { current: 0.5, previous: 0 } })
+  assert.equal(goal.rows[0]!.fill, 0.25)
+  assert.equal(plain.hasGoal, false)
 })
 
 test('a row filters on its value: the tuple element the property holds, a language whatever its region, none as not set', () => {

@@ -43,6 +43,8 @@ export type Expr =
   | { op: 'shift'; interval: Interval; n: number | Expr; arg: Expr }
   /** Milliseconds since the epoch of an instant (a BIGINT), for keys that JavaScript compares. */
   | { op: 'epoch_ms'; arg: Expr }
+  /** The instant (the engine's event timestamp type) of milliseconds since the epoch: `epoch_ms`'s inverse. */
+  | { op: 'time_of_ms'; arg: Expr }
   /**
    * An aggregate; `arg_min`/`arg_max` give `arg` of the row with the least/greatest `by` (rows whose `by` is NULL ignored);
    * `list` the values as an array (with `distinct`, each once; without, in the order of `by` when given).
@@ -124,7 +126,7 @@ export interface SelectItem {
 }
 
 /**
- * A relation: the project's events, another plan's rows, or another plan's rows each repeated
+ * A relation: the project's events, its session partials, another plan's rows, or another plan's rows each repeated
  * `times` times with a column `k` = 0..times-1 beside them (rolling windows: a person active on a
  * day counts for the `times` days that follow), or two plans' rows joined on equal values of the
  * columns named in `using` (inner join; `left` keeps its rows without a match, NULL beside them).
@@ -132,6 +134,11 @@ export interface SelectItem {
  */
 export type Source =
   | { kind: 'events' }
+  /**
+   * The project's session partials (the sessions aggregate the event store keeps, see
+   * `SESSION_PARTIAL_COLUMNS`): rows to merge per session, never a session each.
+   */
+  | { kind: 'session_partials' }
   | { kind: 'plan'; plan: Plan }
   | { kind: 'spread'; plan: Plan; times: number }
   | { kind: 'join'; left: Plan; right: Plan; using: readonly string[]; keepLeft?: boolean }

@@ -1,10 +1,12 @@
-import { bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SelectItem } from '../query/query-plan.ts'
+import { and, bin, col, fromPlan, keep, lit, notNull, when, type Expr, type Plan, type SelectItem } from '../query/query-plan.ts'
+import { ENTRY_PROPERTIES } from './session-partials.ts'
 import { channelSource, channelTypeExpr, sourceKindExpr } from './channel-type.ts'
 
 /**
- * Sessions as PostHog's sessions table (v2) defines them, computed from the events by set-based
- * SQL at query time: one row per `$session_id` (posthog-js's session id), whatever order its events
- * arrived in or however many micro-batches they spanned, since every statement reads them all.
+ * Sessions as PostHog's sessions table (v2) defines them, merged at query time from the sessions
+ * aggregate the event stores keep at ingestion (`session-partials.ts`): one row per `$session_id`
+ * (posthog-js's session id), whatever order its events arrived in or however many micro-batches they
+ * spanned, since the merge reads every partial of the session.
  *
  * PostHog's raw_sessions aggregate (posthog/models/raw_sessions/sessions_v2.py and
  * posthog/hogql/database/schema/sessions_v2.py): start/end are the first and last event of any kind;
@@ -29,39 +31,32 @@ export const SESSION_SPAN_MS = 24 * 3_600_000
 export const sessionIdExpr: Expr = { op: 'property', source: 'event', key: '$session_id' }
 export const hasSessionId: Expr = { op: 'and', args: [notNull(sessionIdExpr), bin('!=', sessionIdExpr, lit(''))] }
 
-const tsMs: Expr = { op: 'epoch_ms', arg: col('timestamp') }
-const countOf = (event: string): Expr => ({ op: 'aggregate', fn: 'count', arg: when(bin('=', col('event'), lit(event)), lit(1)) })
-/** Item `at` of the session's first (or last) event's property list; absent and '' are NULL (PostHog's nullIf(…, '')). */
-const fromBag = (bag: 'first_bag' | 'last_bag', at: number): Expr => {
-  const value: Expr = { op: 'bundle_property', arg: col(bag), at }
-  return when(bin('=', value, lit('')), lit(null), value)
-}
+/** A merged text field: '' (the event had none) is NULL, as PostHog's nullIf(…, ''). */
+const nonEmpty = (c: string): Expr => when(bin('=', col(c), lit('')), lit(null), col(c))
 /** The path of a URL (ClickHouse's `path`: after the host, before `?` or `#`), NULL when empty. */
 export const urlPath = (url: Expr): Expr => ({ op: 'regex_extract', arg: url, pattern: '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)' })
 
-/** Entry properties kept per session, by PostHog's session field name (`$entry_<name>`) and the event property read. */
-const ENTRY: ReadonlyArray<readonly [column: string, property: string]> = [
-  ['entry_current_url', '$current_url'],
-  ['entry_referring_domain', '$referring_domain'],
-  ['entry_referrer', '$referrer'],
-  ['entry_utm_source', 'utm_source'],
-  ['entry_utm_medium', 'utm_medium'],
-  ['entry_utm_campaign', 'utm_campaign'],
-  ['entry_utm_term', 'utm_term'],
-  ['entry_utm_content', 'utm_content'],
-  ['entry_gclid', 'gclid'],
-  ['entry_fbclid', 'fbclid'],
-  ['entry_gad_source', 'gad_source'],
+/** The host of a URL (ClickHouse's `domain`: after the scheme, before the port, path, `?` or `#`), NULL when empty. */
+const urlHost = (url: Expr): Expr => ({ op: 'regex_extract', arg: url, pattern: '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#:]*)' })
+
+/** Entry fields by `sessionsPlan` column (`$entry_<name>` in PostHog) and the partial column merged into it. */
+const ENTRY: ReadonlyArray<readonly [column: string, partial: string]> = ENTRY_PROPERTIES.map(([name]) => [`entry_${name}`, `first_${name}`])
+const END: ReadonlyArray<readonly [column: string, partial: string]> = [
+  ['end_current_url', 'last_current_url'],
+  ['last_external_click_url', 'last_external_click_url'],
 ]
-const END: ReadonlyArray<readonly [column: string, property: string]> = [
-  ['end_current_url', '$current_url'],
-  ['last_external_click_url', '$external_click_url'],
+/** Columns derived from the URLs, and the URL column each reads. */
+const FROM_URL: ReadonlyArray<readonly [column: string, url: string, of: (url: Expr) => Expr]> = [
+  ['entry_pathname', 'entry_current_url', (u) => urlPath(u)],
+  ['end_pathname', 'end_current_url', (u) => urlPath(u)],
+  ['entry_hostname', 'entry_current_url', urlHost],
+  ['end_hostname', 'end_current_url', urlHost],
 ]
 
 /** Columns of `sessionsPlan`'s rows (with `channel_type` when asked). */
 export const SESSION_COLUMNS = [
   'session_id', 'start_ms', 'end_ms', 'session_duration', 'is_bounce', 'pageview_count', 'autocapture_count', 'screen_count',
-  ...ENTRY.map(([c]) => c), ...END.map(([c]) => c), 'entry_pathname', 'end_pathname',
+  ...ENTRY.map(([c]) => c), ...END.map(([c]) => c), ...FROM_URL.map(([c]) => c),
 ] as const
 
 /** Columns `sessionsPlan` adds only when named in `needs`: the session's last distinct id, its first and last event's time (the engine's timestamp). */
@@ -80,6 +75,8 @@ export const SESSION_FIELDS: ReadonlyMap<string, string> = new Map([
   ['$entry_pathname', 'entry_pathname'],
   ['$end_pathname', 'end_pathname'],
   ['$exit_pathname', 'end_pathname'],
+  ['$entry_hostname', 'entry_hostname'],
+  ['$end_hostname', 'end_hostname'],
   ['$end_current_url', 'end_current_url'],
   ['$exit_current_url', 'end_current_url'],
   ...ENTRY.map(([c]): [string, string] => [`$${c}`, c]),
@@ -107,31 +104,35 @@ const CHANNEL_INPUTS = ['entry_utm_source', 'entry_utm_medium', 'entry_utm_campa
  */
 export function sessionsPlan(read: { from: Date; to: Date } | undefined, needs: ReadonlySet<string> = new Set()): Plan {
   const channel = needs.has('channel_type')
-  const wanted = new Set([...needs, ...(channel ? CHANNEL_INPUTS : []), ...(needs.has('entry_pathname') ? ['entry_current_url'] : []), ...(needs.has('end_pathname') ? ['end_current_url'] : [])])
+  const urls = FROM_URL.filter(([c]) => needs.has(c))
+  const wanted = new Set([...needs, ...(channel ? CHANNEL_INPUTS : []), ...urls.map(([, url]) => url)])
   const entry = ENTRY.filter(([c]) => wanted.has(c))
   const end = END.filter(([c]) => wanted.has(c))
   const extra = EXTRA.filter((c) => needs.has(c))
+  const merged = (c: string) => `m_${c}`
   const extraItem: Record<(typeof EXTRA)[number], Expr> = {
-    distinct_id: { op: 'aggregate', fn: 'arg_max', arg: col('distinct_id'), by: tsMs },
-    start_timestamp: { op: 'aggregate', fn: 'min', arg: col('timestamp') },
-    end_timestamp: { op: 'aggregate', fn: 'max', arg: col('timestamp') },
+    distinct_id: { op: 'aggregate', fn: 'arg_max', arg: col('last_distinct_id'), by: col('max_ms') },
+    start_timestamp: { op: 'time_of_ms', arg: { op: 'aggregate', fn: 'min', arg: col('min_ms') } },
+    end_timestamp: { op: 'time_of_ms', arg: { op: 'aggregate', fn: 'max', arg: col('max_ms') } },
   }
+  const total = (c: string): Expr => ({ op: 'floor', arg: { op: 'aggregate', fn: 'sum', arg: col(c) } })
+  // The session's partials merged (session-partials.ts). A partial's start lies within the session,
+  // so the partials that start in the widened span hold every session that starts in the periods.
   const perSession: Plan = {
-    source: { kind: 'events' },
+    source: { kind: 'session_partials' },
     select: [
-      { alias: 'session_id', expr: sessionIdExpr },
-      { alias: 'start_ms', expr: { op: 'aggregate', fn: 'min', arg: tsMs } },
-      { alias: 'end_ms', expr: { op: 'aggregate', fn: 'max', arg: tsMs } },
-      // The first and last events' properties the query reads, one list each (one pass over the properties).
-      ...(entry.length ? [{ alias: 'first_bag', expr: { op: 'aggregate', fn: 'arg_min', arg: { op: 'property_bundle', keys: entry.map(([, k]) => k) }, by: tsMs } as Expr }] : []),
-      ...(end.length ? [{ alias: 'last_bag', expr: { op: 'aggregate', fn: 'arg_max', arg: { op: 'property_bundle', keys: end.map(([, k]) => k) }, by: tsMs } as Expr }] : []),
-      { alias: 'pageview_count', expr: countOf('$pageview') },
-      { alias: 'autocapture_count', expr: countOf('$autocapture') },
-      { alias: 'screen_count', expr: countOf('$screen') },
+      ...keep(['session_id']),
+      { alias: 'start_ms', expr: { op: 'aggregate', fn: 'min', arg: col('min_ms') } },
+      { alias: 'end_ms', expr: { op: 'aggregate', fn: 'max', arg: col('max_ms') } },
+      ...entry.map(([c, partial]) => ({ alias: merged(c), expr: { op: 'aggregate', fn: 'arg_min', arg: col(partial), by: col('min_ms') } as Expr })),
+      ...end.map(([c, partial]) => ({ alias: merged(c), expr: { op: 'aggregate', fn: 'arg_max', arg: col(partial), by: col('max_ms') } as Expr })),
+      { alias: 'pageview_count', expr: total('pageviews') },
+      { alias: 'autocapture_count', expr: total('autocaptures') },
+      { alias: 'screen_count', expr: total('screens') },
       ...extra.map((c) => ({ alias: c, expr: extraItem[c] })),
     ],
-    where: read ? { op: 'and', args: [hasSessionId, timeBetween(read.from, read.to)] } : hasSessionId,
-    groupBy: [sessionIdExpr],
+    where: read ? and(bin('>=', col('min_ms'), lit(read.from.getTime())), bin('<', col('min_ms'), lit(read.to.getTime()))) : undefined,
+    groupBy: [col('session_id')],
   }
   const seconds = (c: string): Expr => ({ op: 'floor', arg: bin('/', col(c), lit(1000)) })
   const duration = bin('-', seconds('end_ms'), seconds('start_ms'))
@@ -147,8 +148,7 @@ export function sessionsPlan(read: { from: Date; to: Date } | undefined, needs: 
     ...keep(['session_id', 'start_ms', 'end_ms', 'pageview_count', 'autocapture_count', 'screen_count', ...extra]),
     { alias: 'session_duration', expr: duration },
     { alias: 'is_bounce', expr: isBounce },
-    ...entry.map(([c], i) => ({ alias: c, expr: fromBag('first_bag', i) })),
-    ...end.map(([c], i) => ({ alias: c, expr: fromBag('last_bag', i) })),
+    ...[...entry, ...end].map(([c]) => ({ alias: c, expr: nonEmpty(merged(c)) })),
   ]
   const sessions: Plan = { source: fromPlan(perSession), select: named }
   const base = named.map((n) => n.alias)
@@ -156,8 +156,7 @@ export function sessionsPlan(read: { from: Date; to: Date } | undefined, needs: 
     source: fromPlan(sessions),
     select: [
       ...keep(base),
-      ...(needs.has('entry_pathname') ? [{ alias: 'entry_pathname', expr: urlPath(col('entry_current_url')) }] : []),
-      ...(needs.has('end_pathname') ? [{ alias: 'end_pathname', expr: urlPath(col('end_current_url')) }] : []),
+      ...urls.map(([c, url, of]) => ({ alias: c, expr: of(col(url)) })),
       ...(channel
         ? [
             { alias: 'utm_source_lower', expr: channelSource(col('entry_utm_source')) },

@@ -76,6 +76,25 @@ function inPeriod(fn: 'uniq' | 'sum' | 'avg', value: Expr, s: Span | null): Expr
   return fn === 'avg' ? expr : { op: 'coalesce', args: [{ op: 'floor', arg: expr }, lit(0)] }
 }
 
+/**
+ * Per session (and breakdown value): the goal's events and the visitor who had one (PostHog's
+ * `conversion_count_expr`, `countIf(goal)`, and `conversion_person_id_expr`, `any(if(goal, person_id, NULL))`).
+ */
+function conversionCounts(goal: Expr): SelectItem[] {
+  return [
+    { alias: 'conversion_count', expr: { op: 'aggregate', fn: 'count', arg: when(goal, lit(1)) } },
+    { alias: 'conversion_person', expr: { op: 'aggregate', fn: 'any', arg: when(goal, visitor) } },
+  ]
+}
+
+/** Per period: the goal's events (`conversions`) and the visitors who had one (`unique_conversions`). */
+function conversionMeasures(s: Span | null, prefix: string): SelectItem[] {
+  return [
+    { alias: `${prefix}conversions`, expr: inPeriod('sum', col('conversion_count'), s) },
+    { alias: `${prefix}unique_conversions`, expr: inPeriod('uniq', col('conversion_person'), s) },
+  ]
+}
+
 // Output aliases never repeat a column name of their source: ClickHouse would read `sum(views) AS views`
 // as an aggregate inside an aggregate.
 
@@ -91,12 +110,7 @@ function inPeriod(fn: 'uniq' | 'sum' | 'avg', value: Expr, s: Span | null): Expr
  * (`unique_conversions`); the rate is theirs over the visitors (`conversionOverviewResults`).
  */
 export function overviewPlan(p: Periods, filter: Expr | undefined, session: SessionFilter = NO_SESSION_FILTER, goal?: Expr): Plan {
-  const counted: SelectItem[] = goal
-    ? [
-        { alias: 'conversion_count', expr: { op: 'aggregate', fn: 'count', arg: when(goal, lit(1)) } },
-        { alias: 'conversion_person', expr: { op: 'aggregate', fn: 'any', arg: when(goal, visitor) } },
-      ]
-    : [{ alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } }]
+  const counted = goal ? conversionCounts(goal) : [{ alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } } satisfies SelectItem]
   const perSession: Plan = {
     source: { kind: 'events' },
     select: [
@@ -110,10 +124,7 @@ export function overviewPlan(p: Periods, filter: Expr | undefined, session: Sess
   const measures = (s: Span | null, prefix: string): SelectItem[] => [
     { alias: `${prefix}visitors`, expr: inPeriod('uniq', col('person'), s) },
     ...(goal
-      ? [
-          { alias: `${prefix}conversions`, expr: inPeriod('sum', col('conversion_count'), s) },
-          { alias: `${prefix}unique_conversions`, expr: inPeriod('uniq', col('conversion_person'), s) },
-        ]
+      ? conversionMeasures(s, prefix)
       : [
           { alias: `${prefix}views`, expr: inPeriod('sum', col('view_count'), s) },
           { alias: `${prefix}sessions`, expr: inPeriod('uniq', col('session_id'), s) },
@@ -136,9 +147,17 @@ const partAlias = (i: number) => `bv${i}`
  * session's views of the periods (filtered) and its visitor; per value and period: unique visitors,
  * views and (with `bounce`) the bounce rate of those sessions. Unordered and unlimited: the caller
  * sorts, computes each row's share and pages.
+ *
+ * With a conversion `goal` (stats_table.py's `to_main_query` with `conversionGoal`): the goal's events
+ * are read beside the views, each under its own breakdown value, and per value and period come the
+ * unique visitors, the goal's events (`conversions`) and the visitors who had one
+ * (`unique_conversions`), without views or bounce rate.
  */
-export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefined, opts: { bounce: boolean; session?: SessionFilter }): Plan {
+export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefined, opts: { bounce: boolean; session?: SessionFilter; goal?: Expr }): Plan {
+  const { goal } = opts
   const session = opts.session ?? NO_SESSION_FILTER
+  const counted: SelectItem[] = goal ? conversionCounts(goal) : [{ alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } }]
+  const countColumns = goal ? ['conversion_count', 'conversion_person'] : ['view_count']
   const eventParts = def.parts.flatMap((part, i) => (part.from === 'event' ? [{ alias: partAlias(i), expr: part.expr }] : []))
   const perSession: Plan = {
     source: { kind: 'events' },
@@ -146,21 +165,21 @@ export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefine
       { alias: 'session_id', expr: sessionIdExpr },
       ...eventParts,
       { alias: 'person', expr: { op: 'aggregate', fn: 'any', arg: visitor } },
-      { alias: 'view_count', expr: { op: 'aggregate', fn: 'count' } },
+      ...counted,
     ],
-    where: and(isView, hasSessionId, eventsInPeriods(p), filter),
+    where: and(goal ? or([isView, goal]) : isView, hasSessionId, eventsInPeriods(p), filter),
     groupBy: [sessionIdExpr, ...eventParts.map((e) => e.expr)],
   }
   const joined: Plan = {
     source: { kind: 'join', left: perSession, right: sessionsFor(p, [session.expr, ...def.parts.filter((part) => part.from === 'session').map((part) => part.expr)]), using: ['session_id'] },
     select: [
-      ...keep(['session_id', 'person', 'view_count', 'start_ms', 'is_bounce']),
+      ...keep(['session_id', 'person', ...countColumns, 'start_ms', 'is_bounce']),
       ...def.parts.map((part, i) => ({ alias: partAlias(i), expr: part.from === 'event' ? col(partAlias(i)) : part.expr })),
     ],
     where: and(startedInPeriods(p), session.expr),
   }
   const kept = keepCondition(def)
-  const rows: Plan = kept ? { source: { kind: 'plan', plan: joined }, select: keep(['session_id', 'person', 'view_count', 'start_ms', 'is_bounce', ...def.parts.map((_, i) => partAlias(i))]), where: kept } : joined
+  const rows: Plan = kept ? { source: { kind: 'plan', plan: joined }, select: keep(['session_id', 'person', ...countColumns, 'start_ms', 'is_bounce', ...def.parts.map((_, i) => partAlias(i))]), where: kept } : joined
   const values: SelectItem[] = def.language
     ? [{ alias: 'language', expr: languagePrefix(col('bv0')) }, { alias: 'aggregation_value', expr: { op: 'aggregate', fn: 'mode', arg: languageRegion(col('bv0')) } }]
     : def.parts.map((_, i) => ({ alias: partAlias(i), expr: col(partAlias(i)) }))
@@ -171,14 +190,21 @@ export function statsPlan(p: Periods, def: BreakdownDef, filter: Expr | undefine
       ...values,
       { alias: 'visitors', expr: inPeriod('uniq', col('person'), p.current) },
       { alias: 'previous_visitors', expr: inPeriod('uniq', col('person'), p.previous) },
-      { alias: 'views', expr: inPeriod('sum', col('view_count'), p.current) },
-      { alias: 'previous_views', expr: inPeriod('sum', col('view_count'), p.previous) },
-      ...(opts.bounce
-        ? [{ alias: 'bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.current) }, { alias: 'previous_bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.previous) }]
-        : []),
+      ...(goal ? [...conversionMeasures(p.current, ''), ...conversionMeasures(p.previous, 'previous_')] : viewMeasures(p, opts.bounce)),
     ],
     groupBy,
   }
+}
+
+/** The table's views and (with `bounce`) bounce rate per period. */
+function viewMeasures(p: Periods, bounce: boolean): SelectItem[] {
+  return [
+    { alias: 'views', expr: inPeriod('sum', col('view_count'), p.current) },
+    { alias: 'previous_views', expr: inPeriod('sum', col('view_count'), p.previous) },
+    ...(bounce
+      ? [{ alias: 'bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.current) }, { alias: 'previous_bounce_rate', expr: inPeriod('avg', col('is_bounce'), p.previous) }]
+      : []),
+  ]
 }
 
 /**

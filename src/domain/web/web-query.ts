@@ -10,8 +10,8 @@ export const WEB_STATS_BREAKDOWNS = [
 ] as const
 export type WebStatsBreakdown = (typeof WEB_STATS_BREAKDOWNS)[number]
 
-/** PostHog's `WebAnalyticsOrderByFields` Tally's table answers. */
-export const WEB_ORDER_FIELDS = ['Visitors', 'Views', 'BounceRate'] as const
+/** PostHog's `WebAnalyticsOrderByFields` Tally's table answers (the conversion ones with a `conversionGoal`). */
+export const WEB_ORDER_FIELDS = ['Visitors', 'Views', 'BounceRate', 'TotalConversions', 'UniqueConversions', 'ConversionRate'] as const
 export type WebOrderField = (typeof WEB_ORDER_FIELDS)[number]
 
 /** PostHog's `conversionGoal`: an action (`ActionConversionGoal`) or a custom event (`CustomEventConversionGoal`). */
@@ -65,7 +65,6 @@ export function readWebQueryBase(node: Node, attr = 'query'): WebQueryBase {
 /** `WebStatsTableQuery`'s fields (`breakdownBy` required, as in PostHog's schema). */
 export function readWebStatsTableQuery(node: Node, attr = 'query'): WebStatsTableQuery {
   const base = readWebQueryBase(node, attr)
-  if (base.conversionGoal) throw validationError(`${attr}.conversionGoal`, 'Conversion goals are supported on the overview (WebOverviewQuery), not on tables yet.', 'invalid_input')
   const breakdownBy = readChoice(node.breakdownBy, `${attr}.breakdownBy`, WEB_STATS_BREAKDOWNS)
   let orderBy: WebStatsTableQuery['orderBy'] = null
   if (node.orderBy !== undefined && node.orderBy !== null) {

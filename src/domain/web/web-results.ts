@@ -60,12 +60,19 @@ export function rangeStrings(range: { from: Date; to: Date; timeZone: string }) 
   }
 }
 
+/** A (current, previous) pair; previous is null without compare. */
+export type Pair = [number | null, number | null]
+
 /** One row of the stats table before it is ordered and paged. */
 export interface StatsRow {
   value: unknown
   visitors: [number, number | null]
-  views: [number, number | null]
-  bounceRate?: [number | null, number | null]
+  views?: [number, number | null]
+  bounceRate?: Pair
+  /** With a conversion goal: the goal's events, the visitors who had one, and their share of the visitors. */
+  totalConversions?: Pair
+  uniqueConversions?: Pair
+  conversionRate?: Pair
   /** Language: the most common region (`en` → `en-US`). */
   aggregationValue?: string
 }
@@ -75,9 +82,26 @@ export const STATS_COLUMNS = {
   visitors: 'context.columns.visitors',
   views: 'context.columns.views',
   bounceRate: 'context.columns.bounce_rate',
+  totalConversions: 'context.columns.total_conversions',
+  uniqueConversions: 'context.columns.unique_conversions',
+  conversionRate: 'context.columns.conversion_rate',
   fill: 'context.columns.ui_fill_fraction',
   crossSell: 'context.columns.cross_sell',
 } as const
+
+/** The measured columns of a row, in PostHog's column order. */
+type Measure = 'visitors' | 'views' | 'bounceRate' | 'totalConversions' | 'uniqueConversions' | 'conversionRate'
+
+/** The measures a table has: with a goal, PostHog's conversion columns replace views and bounce rate. */
+export function statsMeasures(opts: { bounce: boolean; goal: boolean }): Measure[] {
+  if (opts.goal) return ['visitors', 'totalConversions', 'uniqueConversions', 'conversionRate']
+  return ['visitors', 'views', ...(opts.bounce ? (['bounceRate'] as const) : [])]
+}
+
+/** Unique conversions over visitors per period, null for no visitors (stats_table.py's `context.columns.conversion_rate`). */
+export function conversionRatePair(unique: Pair, visitors: [number, number | null]): Pair {
+  return [rateOf(unique[0], visitors[0]), rateOf(unique[1], visitors[1])]
+}
 
 type Sortable = number | string | null
 function compareValues(a: unknown, b: unknown): number {
@@ -98,19 +122,30 @@ function compareScalar(a: Sortable | undefined, b: Sortable | undefined): number
   return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)))
 }
 
-const FIELD_OF: Record<WebOrderField, 'visitors' | 'views' | 'bounceRate'> = { Visitors: 'visitors', Views: 'views', BounceRate: 'bounceRate' }
+const FIELD_OF: Record<WebOrderField, Measure> = {
+  Visitors: 'visitors',
+  Views: 'views',
+  BounceRate: 'bounceRate',
+  TotalConversions: 'totalConversions',
+  UniqueConversions: 'uniqueConversions',
+  ConversionRate: 'conversionRate',
+}
 
 /**
- * PostHog's order (stats_table.py `_order_by`): the requested column first, then visitors, then
- * views, in the requested direction (descending by default), each a (current, previous) tuple;
- * last the breakdown value ascending.
+ * PostHog's order (stats_table.py `_order_by`): the requested column when the table has it, then
+ * unique conversions, total conversions, visitors and views (those it has), each a (current,
+ * previous) tuple in the requested direction (descending by default); last the breakdown value ascending.
  */
-export function sortStatsRows(rows: StatsRow[], orderBy: WebStatsTableQuery['orderBy']): StatsRow[] {
-  const sign = orderBy?.direction === 'ASC' ? 1 : -1
-  const first = orderBy ? FIELD_OF[orderBy.field] : null
-  const columns = [...(first && (first !== 'bounceRate' || rows.some((r) => r.bounceRate)) ? [first] : []), ...(['visitors', 'views'] as const).filter((c) => c !== first)]
+export function statsOrder(measures: Measure[], orderBy: WebStatsTableQuery['orderBy']): Measure[] {
+  const first = orderBy && measures.includes(FIELD_OF[orderBy.field]) ? FIELD_OF[orderBy.field] : null
+  const rest = (['uniqueConversions', 'totalConversions', 'visitors', 'views'] as const).filter((c) => c !== first && measures.includes(c))
+  return [...(first ? [first] : []), ...rest]
+}
+
+export function sortStatsRows(rows: StatsRow[], order: Measure[], direction: 'ASC' | 'DESC' = 'DESC'): StatsRow[] {
+  const sign = direction === 'ASC' ? 1 : -1
   return [...rows].sort((a, b) => {
-    for (const c of columns) {
+    for (const c of order) {
       const x = compareValues(a[c] ?? null, b[c] ?? null)
       if (x !== 0) return sign * x
     }
@@ -119,24 +154,45 @@ export function sortStatsRows(rows: StatsRow[], orderBy: WebStatsTableQuery['ord
 }
 
 /**
- * The table's response fields: PostHog's columns and rows (`[value, [visitors, previous],
- * [views, previous], [bounce rate, previous]?, fill fraction, cross-sell]`), a page of them, `hasMore`.
- * The fill fraction is the row's share of the visitors of all rows (or its bounce rate when
- * ordered by it), as the page draws its bars.
+ * stats_table.py's `_fill_fraction`, from the first order column: a count's share of that column's
+ * total over all rows, a rate as it is (0/0 is NaN in ClickHouse: null here).
  */
-export function shapeStatsTable(all: StatsRow[], q: WebStatsTableQuery, withBounce: boolean) {
-  const sorted = sortStatsRows(all, q.orderBy)
-  const total = sorted.reduce((s, r) => s + (r.visitors[0] ?? 0), 0)
-  const byBounce = q.orderBy?.field === 'BounceRate' && withBounce
+function fillFraction(rows: StatsRow[], column: Measure): (r: StatsRow) => number | null {
+  if (column === 'bounceRate' || column === 'conversionRate') return (r) => r[column]?.[0] ?? null
+  const total = rows.reduce((s, r) => s + (r[column]?.[0] ?? 0), 0)
+  return (r) => (total === 0 ? null : (r[column]?.[0] ?? 0) / total)
+}
+
+const TYPE_OF: Record<Measure, string> = {
+  visitors: 'Tuple(UInt64, UInt64)',
+  views: 'Tuple(UInt64, UInt64)',
+  bounceRate: 'Tuple(UInt64, UInt64)',
+  totalConversions: 'Tuple(UInt64, UInt64)',
+  uniqueConversions: 'Tuple(UInt64, UInt64)',
+  conversionRate: 'Tuple(Nullable(Float64), Nullable(Float64))',
+}
+
+/**
+ * The table's response fields: PostHog's columns and rows (`[value, …measures as [current, previous],
+ * fill fraction, cross-sell]`; the measures are visitors, views and bounce rate, or with a goal
+ * visitors, total and unique conversions and the conversion rate), a page of them, `hasMore`.
+ */
+export function shapeStatsTable(all: StatsRow[], q: WebStatsTableQuery, measures: Measure[]) {
+  const order = statsOrder(measures, q.orderBy)
+  const sorted = sortStatsRows(all, order, q.orderBy?.direction)
+  const fill = fillFraction(sorted, order[0] ?? 'visitors')
   const page = sorted.slice(q.offset, q.offset + q.limit)
-  const columns = [STATS_COLUMNS.value, STATS_COLUMNS.visitors, STATS_COLUMNS.views, ...(withBounce ? [STATS_COLUMNS.bounceRate] : []), STATS_COLUMNS.fill, STATS_COLUMNS.crossSell]
   const language = q.breakdownBy === 'Language'
+  const columns = [STATS_COLUMNS.value, ...measures.map((m) => STATS_COLUMNS[m]), STATS_COLUMNS.fill, STATS_COLUMNS.crossSell]
   const results = page.map((r) => {
     const value = language ? `${String(r.value)}-${r.aggregationValue ?? ''}` : r.value
-    if (language) return [value, r.visitors, r.views, '']
-    const fill = byBounce ? (r.bounceRate?.[0] ?? null) : total === 0 ? null : r.visitors[0] / total
-    return [value, r.visitors, r.views, ...(withBounce ? [r.bounceRate ?? [null, null]] : []), fill, '']
+    // PostHog keeps a language row's first three fields and the cross-sell (without a goal: with one,
+    // its first three would cut the conversion columns, and its value would carry a tuple).
+    if (language && !r.totalConversions) return [value, r.visitors, r.views ?? [null, null], '']
+    return [value, ...measures.map((m) => r[m] ?? [null, null]), fill(r), '']
   })
-  const types = columns.map((c) => [c, c === STATS_COLUMNS.value ? 'Nullable(String)' : c === STATS_COLUMNS.fill ? 'Float64' : c === STATS_COLUMNS.crossSell ? 'String' : 'Tuple(UInt64, UInt64)'])
+  const types = columns.map((c) => [c, c === STATS_COLUMNS.value ? 'Nullable(String)' : c === STATS_COLUMNS.fill ? 'Float64' : c === STATS_COLUMNS.crossSell ? 'String' : TYPE_OF[measureOf(c)]])
   return { columns, results, types, hasMore: sorted.length > q.offset + q.limit, limit: q.limit, offset: q.offset }
 }
+
+const measureOf = (column: string): Measure => (Object.keys(STATS_COLUMNS) as Array<keyof typeof STATS_COLUMNS>).find((k) => STATS_COLUMNS[k] === column) as Measure

@@ -5,7 +5,7 @@ import { WEB_BREAKDOWNS } from '../../domain/web/web-breakdowns.ts'
 import { entryBouncePlan, overviewPlan, statsPlan, type Periods } from '../../domain/web/web-plans.ts'
 import { sessionFilterExpr, splitSessionFilters } from '../../domain/web/session-filters.ts'
 import { readWebQueryBase, readWebStatsTableQuery, type ConversionGoal, type WebQueryBase } from '../../domain/web/web-query.ts'
-import { conversionOverviewResults, num, overviewResults, rangeStrings, shapeStatsTable, type StatsRow } from '../../domain/web/web-results.ts'
+import { conversionOverviewResults, conversionRatePair, num, overviewResults, rangeStrings, shapeStatsTable, statsMeasures, type Pair, type StatsRow } from '../../domain/web/web-results.ts'
 import { validationError } from '../../shared/errors.ts'
 import { readNode } from '../../domain/query/query-fields.ts'
 import { runTrendsQuery } from './run-trends-query.ts'
@@ -52,33 +52,42 @@ export async function runWebOverviewQuery(ctx: QueryContext, node: QueryNode): P
   }
 }
 
-/** `WebStatsTableQuery`: visitors, views and bounce rate per value of one breakdown, ordered and paged as PostHog's table. */
+/**
+ * `WebStatsTableQuery`: visitors, views and bounce rate per value of one breakdown, ordered and paged
+ * as PostHog's table; with a `conversionGoal`, visitors, total and unique conversions and the conversion rate.
+ */
 export async function runWebStatsTableQuery(ctx: QueryContext, node: QueryNode): Promise<QueryResult> {
   const q = readWebStatsTableQuery(node)
   const def = WEB_BREAKDOWNS.get(q.breakdownBy)
   if (!def) throw validationError('query.breakdownBy', `The ${q.breakdownBy} breakdown is not supported yet.`, 'invalid_input')
+  const goal = q.conversionGoal ? await goalExpr(ctx, q.conversionGoal) : undefined
+  // With a goal PostHog's table has no bounce rate (stats_table.py's `to_main_query`).
+  const withBounce = q.includeBounceRate && !goal
   // Pages take their bounce rate from the sessions that entered on them (a second statement, joined here).
-  const pageBounce = q.breakdownBy === 'Page' && q.includeBounceRate
+  const pageBounce = q.breakdownBy === 'Page' && withBounce
   const { periods, filter, withoutPathname, session } = await readCommon(ctx, q, { withoutPathname: pageBounce })
   const [{ rows }, bounce] = await Promise.all([
-    ctx.run(statsPlan(periods, def, filter, { bounce: q.includeBounceRate && !pageBounce, session })),
+    ctx.run(statsPlan(periods, def, filter, { bounce: withBounce && !pageBounce, session, goal })),
     pageBounce ? ctx.run(entryBouncePlan(periods, withoutPathname, session)) : Promise.resolve(null),
   ])
-  const bounceOf = new Map((bounce?.rows ?? []).map((r) => [String(r.bv0), [num(r.bounce_rate), num(r.previous_bounce_rate)] as [number | null, number | null]]))
+  const bounceOf = new Map((bounce?.rows ?? []).map((r) => [String(r.bv0), [num(r.bounce_rate), num(r.previous_bounce_rate)] as Pair]))
   const compare = periods.previous !== null
+  // Counts of a period: 0 when it has no rows, null without compare.
+  const counts = (r: Record<string, unknown>, name: string): [number, number | null] => [num(r[name]) ?? 0, compare ? (num(r[`previous_${name}`]) ?? 0) : null]
   const stats: StatsRow[] = rows.map((r) => {
     const value = def.language ? r.language : def.parts.length === 1 ? r.bv0 : def.parts.map((_, i) => r[`bv${i}`] ?? null)
-    const row: StatsRow = {
-      value: value ?? null,
-      visitors: [num(r.visitors) ?? 0, compare ? (num(r.previous_visitors) ?? 0) : null],
-      views: [num(r.views) ?? 0, compare ? (num(r.previous_views) ?? 0) : null],
-    }
+    const row: StatsRow = { value: value ?? null, visitors: counts(r, 'visitors') }
+    if (goal) {
+      row.totalConversions = counts(r, 'conversions')
+      row.uniqueConversions = counts(r, 'unique_conversions')
+      row.conversionRate = conversionRatePair(row.uniqueConversions, row.visitors)
+    } else row.views = counts(r, 'views')
     if (pageBounce) row.bounceRate = bounceOf.get(String(value)) ?? [null, null]
-    else if (q.includeBounceRate) row.bounceRate = [num(r.bounce_rate), num(r.previous_bounce_rate)]
+    else if (withBounce) row.bounceRate = [num(r.bounce_rate), num(r.previous_bounce_rate)]
     if (def.language) row.aggregationValue = String(r.aggregation_value ?? '')
     return row
   })
-  return { ...shapeStatsTable(stats, q, q.includeBounceRate), usedPreAggregatedTables: false }
+  return { ...shapeStatsTable(stats, q, statsMeasures({ bounce: withBounce, goal: goal !== undefined })), usedPreAggregatedTables: false }
 }
 
 /**

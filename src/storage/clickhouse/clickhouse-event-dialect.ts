@@ -58,6 +58,9 @@ export const clickHouseEventDialect: EventDialect = {
     const overrides = `(SELECT old_person_id AS person_id, override_person_id FROM (${currentOverridesSql(projectId)}))`
     return `(SELECT *${els} FROM events ANY LEFT JOIN ${overrides} USING person_id WHERE ${project}) AS e WHERE 1`
   },
+  sessionPartialsFrom(projectId) {
+    return `sessions WHERE project_id = ${Math.trunc(projectId)}`
+  },
   eventColumn(name) {
     if (!EVENT_COLUMNS.has(name)) throw new AppError('validation_error', `Unknown column "${name}".`, 'query')
     return `e.${name}`
@@ -143,6 +146,8 @@ export const clickHouseEventDialect: EventDialect = {
     const step = { hour: 3_600_000, day: 86_400_000, week: 604_800_000 }[interval]
     return `(${key} + (${n}) * ${step})`
   },
+  // `timestamp` is whole seconds here (see above).
+  timeOfMs: (ms) => `toDateTime(intDiv(${ms}, 1000), 'UTC')`,
   epochMs: (ts) => (ts === 'e.timestamp' || ts === 'timestamp' ? 'e.timestamp_ms' : `(toInt64(toUnixTimestamp(${ts})) * 1000)`),
   regexMatch: (text, pattern) => `match(${text}, ${pattern})`,
   // extract() gives the first group ('' when there is no match); a NULL text stays NULL.

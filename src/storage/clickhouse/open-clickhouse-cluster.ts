@@ -12,7 +12,13 @@ import { stringLiteral } from './clickhouse-literals.ts'
  *   the replicas of a shard share one ZooKeeper path: inserts, merges and mutations replicate;
  * - `ALTER TABLE t ...` → `ALTER TABLE db.t ON CLUSTER c ...` (ClickHouse runs it once per shard on a
  *   replicated table; the change replicates);
- * - `DROP TABLE IF EXISTS t` → `DROP TABLE IF EXISTS db.t ON CLUSTER c`.
+ * - `DROP TABLE IF EXISTS t` → `DROP TABLE IF EXISTS db.t ON CLUSTER c`;
+ * - `CREATE MATERIALIZED VIEW IF NOT EXISTS v TO t AS SELECT ... FROM s ...` → the same ON CLUSTER
+ *   with the tables qualified: every replica's view writes the blocks inserted on that replica into
+ *   the replicated `t` (blocks a replica fetches from another are not seen by its view, so each row
+ *   is written once);
+ * - `INSERT INTO t SELECT ... FROM s ...` (a backfill) → qualified, run once: the replicated `t`
+ *   copies the rows to the other replicas.
  * Names are qualified: an ON CLUSTER statement without a database runs in each host's `default`.
  * Any other statement is refused, so that a new migration gets its cluster form written here.
  */
@@ -31,9 +37,20 @@ export function clusterStatement(statement: string, database: string, cluster: s
       .replace(create[0], `CREATE TABLE IF NOT EXISTS ${db}.${table} ${on} (`)
       .replace(engine, `ENGINE = Replicated${m[1] ?? ''}MergeTree(${args})`)
   }
+  const view = /^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) AS\s/.exec(statement)
+  if (view) {
+    return qualifiedFrom(statement.replace(view[0], `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${view[1]} ${on} TO ${db}.${view[2]} AS `), db)
+  }
+  const insert = /^INSERT INTO (\w+)\s/.exec(statement)
+  if (insert) return qualifiedFrom(statement.replace(insert[0], `INSERT INTO ${db}.${insert[1]} `), db)
   const alter = /^(ALTER TABLE|DROP TABLE IF EXISTS) (\w+)/.exec(statement)
   if (alter) return statement.replace(alter[0], `${alter[1]} ${db}.${alter[2]} ${on}`)
   throw new Error(`migration statement has no cluster form (open-clickhouse-cluster.ts): ${statement.slice(0, 80)}`)
+}
+
+/** The statement's `FROM table` (one, unqualified) in the database. */
+function qualifiedFrom(statement: string, db: string): string {
+  return statement.replace(/\bFROM (\w+)\b/, (_, table: string) => `FROM ${db}.${table}`)
 }
 
 /** `CREATE DATABASE` for the database of Tally's tables, on every replica of `cluster` when given. */

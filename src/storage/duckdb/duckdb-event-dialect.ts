@@ -39,6 +39,9 @@ export const duckDbEventDialect: EventDialect = {
     // The chain is parsed once per row of the project, in a subquery, only when a filter reads elements.
     return `(SELECT events.*, ${ELEMENTS_SQL} AS __els FROM events WHERE project_id = ${projectParam}::INTEGER) e${person} WHERE TRUE`
   },
+  sessionPartialsFrom(projectId, params) {
+    return `sessions WHERE project_id = ${params.add(projectId)}::INTEGER`
+  },
   eventColumn(name) {
     if (!EVENT_COLUMNS.has(name)) throw new AppError('validation_error', `Unknown column "${name}".`, 'query')
     return `e.${name}`
@@ -98,6 +101,7 @@ export const duckDbEventDialect: EventDialect = {
     return `(${key} + (${n}) * ${step})`
   },
   epochMs: (ts) => `epoch_ms(${ts})`,
+  timeOfMs: (ms) => `make_timestamptz(${ms} * 1000)`,
   aggregate(fn, arg, opts) {
     const a = arg ?? '*'
     switch (fn) {

@@ -97,7 +97,7 @@ const DEEP_PLAN = 24
 
 function planDepth(plan: Plan): number {
   const s = plan.source
-  if (s.kind === 'events') return 1
+  if (s.kind === 'events' || s.kind === 'session_partials') return 1
   return 1 + (s.kind === 'join' ? Math.max(planDepth(s.left), planDepth(s.right)) : planDepth(s.plan))
 }
 

@@ -25,6 +25,7 @@ function sourceColumnIsBoolean(plan: Plan, name: string): boolean {
   const s = plan.source
   switch (s.kind) {
     case 'events':
+    case 'session_partials':
       return false
     case 'plan':
     case 'spread':
@@ -79,6 +80,7 @@ function isBoolean(e: Expr, plan: Plan): boolean {
     case 'bucket':
     case 'shift':
     case 'epoch_ms':
+    case 'time_of_ms':
     case 'bit_flag':
     case 'bits_shift_right':
     case 'concat':

@@ -5,6 +5,7 @@ import { propertyFilterSql } from './property-filter-sql.ts'
 import type { EventDialect, WindowRelationInput } from './event-dialect.ts'
 import { flattenLayers, hasWindow, liftEventExpressions, shadowsColumn, type Layers } from './plan-layers.ts'
 import type { SqlParams } from './sql-params.ts'
+import { SESSION_PARTIAL_COLUMNS } from '../../domain/web/session-partials.ts'
 
 export interface CompiledSql {
   sql: string
@@ -80,7 +81,7 @@ function sharedPlans(root: Plan): Map<Plan, string> {
     if (s.kind === 'join') {
       visit(s.left)
       visit(s.right)
-    } else if (s.kind !== 'events') visit(s.plan)
+    } else if (s.kind !== 'events' && s.kind !== 'session_partials') visit(s.plan)
   }
   visit(root)
   return names
@@ -146,6 +147,11 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
     if (windows?.length) throw new Error('window calls over the events relation itself need a plan of their own on this engine')
     const from = dialect.eventsFrom(projectId, params, needs)
     sql = `SELECT ${select} FROM ${from}${[where, layerWhere].filter(Boolean).map((w) => ` AND ${w}`).join('')}`
+  } else if (plan.source.kind === 'session_partials') {
+    // Conditions go into the table's own WHERE: ClickHouse 18.16 does not push them into a subquery,
+    // and the start filter is what limits the parts read (the table is sorted by start).
+    if (windows?.length) throw new Error('window calls over the session partials need a plan of their own')
+    sql = `SELECT ${select} FROM ${dialect.sessionPartialsFrom(projectId, params)}${[where, layerWhere].filter(Boolean).map((w) => ` AND ${w}`).join('')}`
   } else if (plan.source.kind === 'sequence') {
     const seq = plan.source
     const steps = seq.steps.map((st) => ({
@@ -264,6 +270,8 @@ function compileExpr(e: Expr, s: Scope): string {
       return d.shift(e.interval, typeof e.n === 'number' ? String(wholeSigned(e.n)) : x(e.n), x(e.arg))
     case 'epoch_ms':
       return d.epochMs(x(e.arg))
+    case 'time_of_ms':
+      return d.timeOfMs(x(e.arg))
     case 'aggregate':
       return d.aggregate(e.fn, e.arg ? x(e.arg) : undefined, { distinct: e.distinct, quantile: e.quantile, by: e.by ? x(e.by) : undefined })
     case 'binary':
@@ -356,7 +364,7 @@ function eventsOnly(s: Scope, op: string): void {
 type Windows = Array<{ name: string; call: WindowRelationInput['windows'][number]['call'] }>
 
 /** The FROM item of a plan's source other than the events (a subquery, a spread or a join), its rows aliased `t` or `l`/`r`. */
-function sourceFrom(src: Exclude<Source, { kind: 'events' }>, from: (p: Plan) => string, d: EventDialect): string {
+function sourceFrom(src: Exclude<Source, { kind: 'events' | 'session_partials' }>, from: (p: Plan) => string, d: EventDialect): string {
   if (src.kind === 'join') {
     if (src.using.length === 0) throw new Error('plan join needs at least one column to join on')
     return d.join(from(src.left), from(src.right), src.using.map((u) => alias(u, d)), src.keepLeft === true)
@@ -369,6 +377,8 @@ function sourceFrom(src: Exclude<Source, { kind: 'events' }>, from: (p: Plan) =>
 /** The column names a source offers a plan reading it. */
 function columnsOf(source: Exclude<Source, { kind: 'events' }>): string[] {
   switch (source.kind) {
+    case 'session_partials':
+      return [...SESSION_PARTIAL_COLUMNS]
     case 'plan':
       return source.plan.select.map((s) => s.alias)
     case 'spread':

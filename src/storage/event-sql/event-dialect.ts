@@ -51,6 +51,11 @@ export interface EventDialect {
    * parsed elements (`elements.parse`) when asked; the caller appends ` AND <condition>`.
    */
   eventsFrom(projectId: number, params: SqlParams, needs: { person: boolean; elements: boolean }): string
+  /**
+   * FROM and WHERE head of the project's session partials (the `sessions` table, columns
+   * `SESSION_PARTIAL_COLUMNS`); the caller appends ` AND <condition>`.
+   */
+  sessionPartialsFrom(projectId: number, params: SqlParams): string
   /** A column of the events relation by its plan name (unknown names are a 400). */
   eventColumn(name: string): string
   /** The effective person id (the merge override when there is one); needs `person` in `eventsFrom`. */
@@ -96,6 +101,8 @@ export interface EventDialect {
   shift(interval: Interval, n: string, key: string): string
   /** An instant as whole epoch milliseconds. */
   epochMs(ts: string): string
+  /** The instant of milliseconds since the epoch, of the type the events' `timestamp` has. */
+  timeOfMs(ms: string): string
 
   // --- Regex and string matching ------------------------------------------------------------------
   /** True when the RE2 pattern (SQL text) is found in `text`. */

@@ -14,7 +14,7 @@ const isRegexStep = (s: ActionStepDefinition): boolean =>
  */
 export function readsUserRegex(plan: Plan): boolean {
   const s = plan.source
-  const sources = s.kind === 'events' ? [] : s.kind === 'join' ? [s.left, s.right] : [s.plan]
+  const sources = s.kind === 'events' || s.kind === 'session_partials' ? [] : s.kind === 'join' ? [s.left, s.right] : [s.plan]
   const exprs = [...plan.select.map((i) => i.expr), plan.where, plan.having, ...(plan.groupBy ?? []), ...(plan.orderBy ?? []).map((o) => o.expr)]
   return sources.some(readsUserRegex) || exprs.some((e) => e !== undefined && exprReadsRegex(e))
 }

@@ -13,7 +13,7 @@ interface DestinationJson {
   filters: { events: string[]; actions: number[]; properties: unknown[] }
   body_template: string | null
 }
-interface DeliveryJson { id: number; status: string; attempts: number; response_status: number | null; error: string | null; created_at: string; sent_at: string | null }
+interface DeliveryJson { id: number; idempotency_key: string; status: string; attempts: number; response_status: number | null; error: string | null; created_at: string; sent_at: string | null }
 
 const TONE: Record<string, 'success' | 'warning' | 'danger' | 'neutral'> = { sent: 'success', pending: 'warning', failed: 'danger', dropped: 'danger' }
 
@@ -131,7 +131,7 @@ function DestinationRow({ destination: d }: { destination: DestinationJson }) {
               <thead><tr><th>Status</th><th>Tries</th><th>Answer</th><th>Created</th><th>Sent</th></tr></thead>
               <tbody>
                 {data.results.map((m) => (
-                  <tr key={m.id}>
+                  <tr key={m.idempotency_key}>
                     <td><Badge tone={TONE[m.status] ?? 'neutral'}>{m.status}</Badge></td>
                     <td>{m.attempts}</td>
                     <td>{m.response_status ?? m.error ?? ''}</td>

@@ -23,7 +23,8 @@ export default function WebAnalyticsPage() {
       <FilterBar state={state} onChange={set} />
       <OverviewTiles state={state} />
       <TrendChart state={state} />
-      <div className="web-grid">
+      {/* With a goal a table has five columns: one card per row, so values keep their width. */}
+      <div className={state.goal ? 'web-grid with-goal' : 'web-grid'}>
         {BREAKDOWN_GROUPS.map((g) => <StatsTableCard key={g.title} group={g} state={state} onFilter={(f) => set(toggleFilter(state, f))} />)}
       </div>
       <RecentSessions state={state} />

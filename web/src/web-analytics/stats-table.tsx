@@ -4,7 +4,7 @@ import { useQueryResult } from '../insights/run-query.ts'
 import { num } from '../insights/format.ts'
 import { Card, Empty, Loadable } from '../ui.tsx'
 import { breakdownLabel, rowFilter, type BreakdownGroup, type BreakdownTab } from './breakdowns.ts'
-import { readStatsTable, type Metric, type StatsTable } from './stats-rows.ts'
+import { readStatsTable, type Metric, type StatsRow, type StatsTable } from './stats-rows.ts'
 import { CountryMap } from './country-map.tsx'
 import { statsTableQuery, type WebFilter, type WebState } from './web-filters.ts'
 
@@ -16,6 +16,28 @@ function Cell({ m, format }: { m: Metric; format: (v: number | null) => string }
   return <td className="num" title={m.previous !== null ? `Previous period: ${format(m.previous)}` : undefined}>{format(m.current)}</td>
 }
 
+const NONE: Metric = { current: null, previous: null }
+
+/**
+ * The metric columns as PostHog's table shows them: visitors, views and bounce rate; with a
+ * conversion goal, visitors, total conversions, unique conversions and the conversion rate.
+ */
+function metricColumns(table: StatsTable): Array<{ title: string; of: (r: StatsRow) => Metric; format: (v: number | null) => string }> {
+  if (table.hasGoal) {
+    return [
+      { title: 'Visitors', of: (r) => r.visitors, format: num },
+      { title: 'Total conversions', of: (r) => r.goal?.total ?? NONE, format: num },
+      { title: 'Unique conversions', of: (r) => r.goal?.unique ?? NONE, format: num },
+      { title: 'Conversion rate', of: (r) => r.goal?.rate ?? NONE, format: share },
+    ]
+  }
+  return [
+    { title: 'Visitors', of: (r) => r.visitors, format: num },
+    { title: 'Views', of: (r) => r.views, format: num },
+    ...(table.hasBounceRate ? [{ title: 'Bounce rate', of: (r: StatsRow) => r.bounceRate ?? NONE, format: share }] : []),
+  ]
+}
+
 /** The rows of one breakdown; a click on a value filters the whole page by it. */
 export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; table: StatsTable; onFilter?: (f: WebFilter) => void }) {
   if (table.rows.length === 0) return <Empty>No {tab.label.toLowerCase()} in this range.</Empty>
@@ -24,14 +46,19 @@ export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; ta
     <div className="table-wrap" tabIndex={0}>
       <table aria-label={tab.label} className="web-table">
         <thead>
-          <tr><th>{tab.column}</th><th className="num">Visitors</th><th className="num">Views</th>{table.hasBounceRate && <th className="num">Bounce rate</th>}</tr>
+          <tr>
+            <th>{tab.column}</th>
+            {metricColumns(table).map((c) => <th key={c.title} className="num">{c.title}</th>)}
+          </tr>
         </thead>
         <tbody>
           {table.rows.map((r, i) => {
             const filter = onFilter ? rowFilter(tab, r.value) : null
             const what = filter?.operator === 'is_not_set' ? 'no' : ''
             const label = breakdownLabel(r.value)
-            const width = total > 0 ? `${Math.round(((r.visitors.current ?? 0) / total) * 100)}%` : '0%'
+            // The server's fill fraction (its order column's share: visitors, or a goal's unique conversions).
+            const fill = r.fill ?? (total > 0 ? (r.visitors.current ?? 0) / total : 0)
+            const width = `${Math.round(Math.min(1, Math.max(0, fill)) * 100)}%`
             return (
               <tr key={i} className={filter ? 'clickable' : undefined} onClick={filter ? () => onFilter!(filter) : undefined}>
                 <td className="web-value" style={{ ['--share' as string]: width }}>
@@ -39,9 +66,7 @@ export function StatsTableView({ tab, table, onFilter }: { tab: BreakdownTab; ta
                     ? <button type="button" className="link" title={`Filter by ${what ? `${what} ${tab.column.toLowerCase()}` : `${tab.column.toLowerCase()} ${label}`}`} onClick={(e) => { e.stopPropagation(); onFilter!(filter) }}>{label}</button>
                     : <span>{label}</span>}
                 </td>
-                <Cell m={r.visitors} format={num} />
-                <Cell m={r.views} format={num} />
-                {table.hasBounceRate && <Cell m={r.bounceRate ?? { current: null, previous: null }} format={share} />}
+                {metricColumns(table).map((c) => <Cell key={c.title} m={c.of(r)} format={c.format} />)}
               </tr>
             )
           })}

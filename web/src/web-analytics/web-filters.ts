@@ -117,30 +117,37 @@ export function overviewQuery(s: WebState): Json {
   return { kind: 'WebOverviewQuery', ...base(s), compareFilter: { compare: s.compare }, ...(s.goal ? { conversionGoal: s.goal } : {}) }
 }
 
-/** One breakdown table's query. */
+/** One breakdown table's query: with a goal, PostHog's conversion columns replace views and bounce rate. */
 export function statsTableQuery(s: WebState, breakdownBy: string, limit = 10): Json {
-  return { kind: 'WebStatsTableQuery', ...base(s), breakdownBy, includeBounceRate: true, limit, compareFilter: { compare: s.compare } }
+  return { kind: 'WebStatsTableQuery', ...base(s), breakdownBy, includeBounceRate: true, limit, compareFilter: { compare: s.compare }, ...(s.goal ? { conversionGoal: s.goal } : {}) }
 }
 
 /** Hourly for a day or less, daily otherwise (PostHog's web trend does the same). */
 export const intervalOf = (dateFrom: string) => (dateFrom === 'dStart' || dateFrom === '-24h' ? 'hour' : 'day')
 
+/** A TrendsQuery series (PostHog's EventsNode / ActionsNode). */
+export type TrendSeries = Json
+
+/** Unique visitors and page views: the chart's series without a goal. */
+export const VISITOR_SERIES: TrendSeries[] = [
+  { kind: 'EventsNode', event: '$pageview', name: '$pageview', custom_name: 'Visitors', math: 'dau' },
+  { kind: 'EventsNode', event: '$pageview', name: '$pageview', custom_name: 'Views', math: 'total' },
+]
+
 /**
- * The trend chart: unique visitors and page views per interval, through the ordinary TrendsQuery.
+ * The trend chart: by default unique visitors and page views per interval, through the ordinary
+ * TrendsQuery (with a goal, the conversion series of `goal-trends.ts`, and a `formula` for the rate).
  * TrendsQuery has no session properties (Tally's trends filter events and persons), so session
  * filters are left out of it; the chart says so.
  */
-export function trendQuery(s: WebState): Json {
+export function trendQuery(s: WebState, series: TrendSeries[] = VISITOR_SERIES, formula?: string): Json {
   const withoutSession = { ...s, filters: s.filters.filter((f) => f.type !== 'session') }
   return {
     kind: 'TrendsQuery',
-    series: [
-      { kind: 'EventsNode', event: '$pageview', name: '$pageview', custom_name: 'Visitors', math: 'dau' },
-      { kind: 'EventsNode', event: '$pageview', name: '$pageview', custom_name: 'Views', math: 'total' },
-    ],
+    series,
     interval: intervalOf(s.dateFrom),
     ...base(withoutSession),
-    trendsFilter: { display: 'ActionsLineGraph' },
+    trendsFilter: { display: 'ActionsLineGraph', ...(formula ? { formula } : {}) },
     compareFilter: { compare: false },
   }
 }
