@@ -173,6 +173,37 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
       const buy = mine.findIndex((x) => x.e === 'buy')
       return { d: r.d, r: k + 1, prev: mine[k - 1]?.e ?? null, next: mine[k + 1] ? ms(mine[k + 1]!) : null, prev2: mine[k - 2]?.e ?? null, views: mine.slice(0, k + 1).filter((x) => x.e === 'view').length, first_buy: buy < 0 ? null : buy + 1, last_t: ms(mine[mine.length - 1]!), n: mine.length }
     }),
+  }, {
+    title: 'one partition in time order: a filter (the steps after it see the kept rows only), runs, values of the row',
+    plan: {
+      source: {
+        kind: 'sequence',
+        plan: { source: { kind: 'events' }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms', arg: ts } }] },
+        partitionBy: [],
+        orderBy: ['t'],
+        steps: [
+          { alias: 'nxt', fn: 'lead', arg: col('e') },
+          // Drops an event followed by one of the same name (u2's first view).
+          { alias: 'kept', fn: 'filter', arg: { op: 'or', args: [{ op: 'is_null', arg: col('nxt') }, { op: 'binary', fn: '!=', left: col('e'), right: col('nxt') }] } },
+          { alias: 'prev', fn: 'lag', arg: col('e') },
+          { alias: 'run', fn: 'run_position', arg: { op: 'binary', fn: '=', left: col('e'), right: lit('buy') }, upTo: 2 },
+          { alias: 'long', fn: 'run_position', arg: lit(false), upTo: 3 },
+          { alias: 'twice', fn: 'map', arg: { op: 'binary', fn: '*', left: col('long'), right: lit(2) } },
+        ],
+      },
+      select: ['d', 'e', 'prev', 'run', 'long', 'twice'].map((a) => ({ alias: a, expr: col(a) })),
+      orderBy: [{ expr: col('t') }],
+    },
+    expect: (() => {
+      const all = [...ROWS].sort((a, b) => ms(a) - ms(b))
+      const kept = all.filter((r, i) => all[i + 1]?.e !== r.e)
+      let run = 0
+      return kept.map((r, k) => {
+        run = k > 0 && kept[k - 1]!.e === 'buy' ? 1 : run + 1
+        const long = k + 1 <= 3 ? k + 1 : null
+        return { d: r.d, e: r.e, prev: kept[k - 1]?.e ?? null, run: run <= 2 ? run : null, long, twice: long === null ? null : long * 2 }
+      })
+    })(),
   }],
   shared_plan: [{ title: 'one plan read on both sides of a join', plan: { source: { kind: 'join', left: perPerson, right: perPerson, using: ['d', 'c'] }, select: [{ alias: 'd', expr: col('d') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d })) }],
   group_order_limit: [{

@@ -153,6 +153,8 @@ export type Source =
  * - `running_sum`: the sum of `arg` from the partition's first row to this one;
  * - `partition_min` / `partition_max`: over the whole partition, NULLs ignored (NULL when all are);
  * - `partition_count`: the partition's number of rows;
+ * - `run_position`: the row's 1-based position in its run, a run starting at the partition's first
+ *   row and after every row where `arg` is true; NULL past `upTo`;
  * - `map`: `arg` of the row itself (a value the later steps read);
  * - `filter`: keeps only the rows where `arg` is true (its column is then true): the steps after it
  *   see the remaining rows alone, in the same order (a `lag` after it is the previous row kept).
@@ -162,10 +164,12 @@ export type Source =
  */
 export interface SequenceStep {
   alias: string
-  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count' | 'map' | 'filter'
+  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count' | 'run_position' | 'map' | 'filter'
   arg?: Expr
   /** `lag` / `lead`: how many rows away (a whole number from 1; 1 when left out). */
   offset?: number
+  /** `run_position`: the greatest position given (a whole number from 1). */
+  upTo?: number
 }
 
 /**

@@ -88,6 +88,13 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
       case 'partition_count':
         sql = repeat(`toInt64(length(${length}))`)
         break
+      case 'run_position': {
+        if (step.upTo === undefined) throw new Error('sequence step run_position needs upTo')
+        // Runs numbered by the rows before that ended one; a row's position is its count in its run.
+        const ended = each(need(step), (s) => `toInt64(ifNull(${s}, 0) != 0)`)
+        sql = `arrayMap(p -> if(p <= ${step.upTo}, toNullable(toInt64(p)), NULL), arrayEnumerateUniq(arrayCumSum(arrayPushFront(arrayPopBack(${ended}), toInt64(0)))))`
+        break
+      }
       case 'map':
         sql = each(need(step), (s) => s)
         break

@@ -18,6 +18,10 @@ interface Item {
  * sort otherwise), and steps nothing reads are left out.
  */
 export function duckDbSequenceSql(call: SequenceCall): string {
+  const need = (upTo: number | undefined): number => {
+    if (upTo === undefined) throw new Error('sequence step run_position needs upTo')
+    return upTo
+  }
   const partition = call.partitionBy.length ? `PARTITION BY ${call.partitionBy.map(q).join(', ')}` : ''
   const ordered = `${partition} ORDER BY ${call.orderBy.map(q).join(', ')}`
   const depth = new Map<string, number>(call.columns.map((c) => [c, 0]))
@@ -59,6 +63,13 @@ export function duckDbSequenceSql(call: SequenceCall): string {
       case 'partition_count':
         sql = `count(*) OVER (${partition})`
         break
+      case 'run_position': {
+        // The distance to the nearest row before that ended a run (none before the partition's first).
+        const upTo = Array.from({ length: need(step.upTo) }, (_, i) => i + 1)
+        const ended = (j: number) => `COALESCE(lag(CASE WHEN ${arg} THEN 1 ELSE 0 END${j === 1 ? '' : `, ${j}`}) OVER (${ordered}), 1) = 1`
+        sql = `(CASE ${upTo.map((j) => `WHEN ${ended(j)} THEN ${j}::BIGINT`).join(' ')} ELSE NULL END)`
+        break
+      }
       case 'map':
         sql = arg
         break

@@ -158,6 +158,7 @@ function compileSelect(plan: Plan, projectId: number, dialect: EventDialect, par
       alias: checkedAlias(st.alias),
       fn: st.fn,
       offset: st.offset === undefined ? 1 : positive(st.offset),
+      upTo: st.upTo === undefined ? undefined : positive(st.upTo),
       arg: st.arg && { refs: columnsRead(st.arg), sql: (ref: (name: string) => string) => compileExpr(st.arg!, { dialect, params, onEvents: false, needs, projectId, columnRef: ref }) },
     }))
     const items = dialect.sequence({

@@ -152,7 +152,7 @@ export interface SequenceCall {
   columns: readonly string[]
   partitionBy: readonly string[]
   orderBy: readonly string[]
-  steps: ReadonlyArray<{ alias: string; fn: SequenceStep['fn']; offset: number; arg?: { refs: readonly string[]; sql(ref: (name: string) => string): string } }>
+  steps: ReadonlyArray<{ alias: string; fn: SequenceStep['fn']; offset: number; upTo?: number; arg?: { refs: readonly string[]; sql(ref: (name: string) => string): string } }>
   /**
    * The columns (of the rows and the steps) the plan reading the sequence reads, besides the
    * partition keys: the others need not be carried through the sorts and filters nor returned.

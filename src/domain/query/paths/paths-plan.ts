@@ -89,16 +89,26 @@ function notRepeated(gap: Expr): Expr {
 }
 
 /**
+ * What a reader of the path steps needs: `last` (the edges do not read it; without a start or end
+ * point it costs ten more columns per row), and the rows at position 1 (the edges read only steps
+ * with one before them). Either may be left in when not wanted.
+ */
+export interface StepsWanted {
+  last: boolean
+  first: boolean
+}
+
+/**
  * Each person's sessions as PostHog's runner cuts them: sessions at 30-minute gaps, repeats of the
  * same item in a row kept once (the last of them, with its time), cut to the start / end point and
  * the step limit. Rows `{person, pos (1-based position on the path), item, ts, prev_item, prev_ts (of
  * the item before on the path; NULL at pos 1), last (pos of the path's last item)}` (and `session`,
- * a key of the person's session, with a start or end point). `last: false` may leave `last` out
- * (the edges do not read it; without a start or end point it costs ten more window columns).
+ * a key of the person's session, with a start or end point). What the reader does not want may be
+ * left out (see `StepsWanted`).
  */
-export function pathStepsPlan(spec: PathsSpec, opts: { last: boolean } = { last: true }): Plan {
+export function pathStepsPlan(spec: PathsSpec, opts: StepsWanted = { last: true, first: true }): Plan {
   const { q } = spec
-  if (q.startPoint === null && q.endPoint === null) return firstStepsPlan(spec, opts.last)
+  if (q.startPoint === null && q.endPoint === null) return firstStepsPlan(spec, opts)
   const limit = q.stepLimit
   const gap = lit(SESSION_GAP_MS)
   // 1. Per person in time order: sessions, and whether the next event of the session repeats the item.
@@ -175,12 +185,12 @@ export function pathStepsPlan(spec: PathsSpec, opts: { last: boolean } = { last:
  * session ends (`ends`: the next event is 30 minutes or more later, or there is none) and the items
  * that are not repeats (`is_item`); only those and the dropped rows that end a session stay (an empty
  * item last in its session: a repeat never ends one, its next event being within the gap). Over
- * those rows an item's position in its session is the distance to the nearest row before it that
- * ended one (lags 1..limit of `ends`; the person's first row has none; further means past the
- * limit), and with `last`, the items after it in its session, as far as the limit needs them, the
- * distance to the next row that ends one, less that row when it is not an item (leads).
+ * those rows an item's position in its session is its position in the run of rows after the last
+ * that ended one (`run_position`, NULL past the limit), and with `last`, the items after it in its
+ * session, as far as the limit needs them, the distance to the next row that ends one, less that
+ * row when it is not an item (leads).
  */
-function firstStepsPlan(spec: PathsSpec, withLast: boolean): Plan {
+function firstStepsPlan(spec: PathsSpec, { last: withLast, first: withFirst }: StepsWanted): Plan {
   const limit = spec.q.stepLimit
   const gap = lit(SESSION_GAP_MS)
   const ends = or(isNull(col('next_ts')), bin('>=', minus(col('next_ts'), col('ts')), gap))
@@ -196,13 +206,12 @@ function firstStepsPlan(spec: PathsSpec, withLast: boolean): Plan {
     map('ends', when(ends, lit(1), lit(0))),
     map('is_item', when(notRepeated(gap), lit(1), lit(0))),
     { alias: 'kept', fn: 'filter', arg: or(is1(col('is_item')), is1(col('ends'))) },
-    ...shifted('lag', 'b', 'ends'),
+    { alias: 'idx', fn: 'run_position', arg: is1(col('ends')), upTo: limit },
     ...(withLast ? [...shifted('lead', 'a', 'ends'), ...shifted('lead', 'c', 'is_item')] : []),
     { alias: 'p_item', fn: 'lag', arg: col('item') },
     { alias: 'p_ts', fn: 'lag', arg: col('ts') },
-    map('idx', { op: 'case', when: upTo(limit).map((j): [Expr, Expr] => [is1({ op: 'coalesce', args: [col(`b${j}`), lit(1)] }), lit(j)]), else: lit(null) }),
     ...(withLast ? [map('rest', rest)] : []),
-    { alias: 'on_path', fn: 'filter', arg: and(is1(col('is_item')), notNull(col('idx')))! },
+    { alias: 'on_path', fn: 'filter', arg: and(is1(col('is_item')), withFirst ? notNull(col('idx')) : bin('>=', col('idx'), lit(2)))! },
   ]
   const positioned: Plan = {
     source: { kind: 'sequence', plan: pathEventsPlan(spec), partitionBy: ['person'], orderBy: ['ts', 'uid'], steps },
@@ -233,7 +242,7 @@ export const targetKey: Expr = nodeKey(col('pos'), col('item'))
  * average milliseconds it took, most walked first (then by source and target), with the weight
  * bounds, at most `edgeLimit`.
  */
-export function pathEdgesPlan(spec: PathsSpec, steps: Plan = pathStepsPlan(spec, { last: false })): Plan {
+export function pathEdgesPlan(spec: PathsSpec, steps: Plan = pathStepsPlan(spec, { last: false, first: false })): Plan {
   const { q } = spec
   const count: Expr = { op: 'aggregate', fn: 'count' }
   const having = and(
@@ -242,15 +251,20 @@ export function pathEdgesPlan(spec: PathsSpec, steps: Plan = pathStepsPlan(spec,
   )
   // Grouped by position and items, the keys' text made per edge afterwards: making it for each of
   // the steps' rows first took more CPU than the grouping (EXPLAIN ANALYZE, 4.5M rows at 10M events).
+  // The keys are never NULL from position 2 on; said so, ClickHouse hashes them as plain values.
+  const key = (name: string, otherwise: Expr): Expr => ({ op: 'coalesce', args: [col(name), otherwise] })
+  const keys = [key('pos', lit(0)), key('prev_item', lit('')), key('item', lit(''))]
   const edges: Plan = {
     source: fromPlan(steps),
     select: [
-      ...keep(['pos', 'prev_item', 'item']),
+      { alias: 'pos', expr: keys[0]! },
+      { alias: 'prev_item', expr: keys[1]! },
+      { alias: 'item', expr: keys[2]! },
       { alias: 'value', expr: count },
       { alias: 'avg_ms', expr: { op: 'aggregate', fn: 'avg', arg: minus(col('ts'), col('prev_ts')) } },
     ],
     where: bin('>=', col('pos'), lit(2)),
-    groupBy: [col('pos'), col('prev_item'), col('item')],
+    groupBy: keys,
     having,
   }
   return {
