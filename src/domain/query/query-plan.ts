@@ -145,13 +145,17 @@ export type Source =
  * - `lag` / `lead`: `arg` of the row `offset` (default 1) before / after (NULL past the ends);
  * - `running_sum`: the sum of `arg` from the partition's first row to this one;
  * - `partition_min` / `partition_max`: over the whole partition, NULLs ignored (NULL when all are);
- * - `partition_count`: the partition's number of rows.
+ * - `partition_count`: the partition's number of rows;
+ * - `max_before`: the greatest `arg` (a BIGINT within +-2^61, e.g. epoch ms) over the partition's
+ *   rows before this one and its peers (rows of the same order key), the row itself left out; NULL
+ *   when there is none (SQL's `RANGE UNBOUNDED PRECEDING EXCLUDE CURRENT ROW`). Peers are allowed
+ *   here: the order need not be total when only `max_before` steps read it.
  * Engines with window functions write windows; engines without them (ClickHouse 18.16) sort each
  * partition into arrays and compute every step on the arrays, in one pass.
  */
 export interface SequenceStep {
   alias: string
-  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count'
+  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count' | 'max_before'
   arg?: Expr
   /** `lag` / `lead`: how many rows away (a whole number from 1; 1 when left out). */
   offset?: number

@@ -27,17 +27,28 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
     ...values.map((v, i) => `arrayMap(x -> x.${i + 1}, ${rows}) AS ${arr(v)}`),
   ]
   // The step's argument for each element: a lambda over the arrays it reads.
+  // (A partition key, one value per partition, is repeated into an array: a lambda that captured it
+  // would read it only inside the lambda, which 18.16 prunes from the subquery a nested level reads.)
+  const array = (name: string) => (keys.includes(name) ? `arrayResize([${q(name)}], length(${rows}), ${q(name)})` : arr(name))
   const each = (arg: NonNullable<SequenceCall['steps'][number]['arg']>, wrap: (sql: string) => string): string => {
     const sql = wrap(arg.sql((name) => q(`__v_${name}`)))
     if (arg.refs.length === 0) return `arrayMap(x -> ${sql}, ${rows})`
-    return `arrayMap((${arg.refs.map((r) => q(`__v_${r}`)).join(', ')}) -> ${sql}, ${arg.refs.map(arr).join(', ')})`
+    return `arrayMap((${arg.refs.map((r) => q(`__v_${r}`)).join(', ')}) -> ${sql}, ${arg.refs.map(array).join(', ')})`
   }
   const need = (step: SequenceCall['steps'][number]) => {
     if (!step.arg) throw new Error(`sequence step ${step.fn} needs an argument`)
     return step.arg
   }
   const repeat = (scalar: string): string => `arrayResize([${scalar}], length(${rows}), ${scalar})`
+  // A `max_before` step reading another step starts a SELECT of its own over the one before (`*`):
+  // 18.16 expands aliases into the expressions that read them, and a chain of them (a funnel's
+  // levels) would grow exponentially in one SELECT.
+  const levels: string[][] = [inner]
+  const stepAliases = new Set<string>()
   for (const step of call.steps) {
+    if (step.fn === 'max_before' && step.arg?.refs.some((r) => stepAliases.has(r))) levels.push([])
+    stepAliases.add(step.alias)
+    const items = levels[levels.length - 1]!
     let sql: string
     switch (step.fn) {
       case 'row_number':
@@ -67,13 +78,50 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
       case 'partition_count':
         sql = repeat(`toInt64(length(${rows}))`)
         break
+      case 'max_before': {
+        const parts = maxBeforeArrays(each(need(step), (s) => s), call.orderBy.map(arr), (name) => q(`__m_${step.alias}_${name}`))
+        items.push(...parts.items)
+        sql = parts.sql
+        break
+      }
     }
-    inner.push(`${sql} AS ${arr(step.alias)}`)
+    items.push(`${sql} AS ${arr(step.alias)}`)
   }
   const joined = [...values, ...call.steps.map((s) => s.alias)]
   const group = keys.length ? ` GROUP BY ${keys.map(q).join(', ')}` : ''
-  return (
-    `(SELECT ${[...keys, ...joined].map(q).join(', ')} FROM (SELECT ${inner.join(', ')} FROM ${call.from} AS t${group})` +
-    ` ARRAY JOIN ${joined.map((c) => `${arr(c)} AS ${q(c)}`).join(', ')})`
-  )
+  const grouped = levels.slice(1).reduce((sql, items) => `SELECT *, ${items.join(', ')} FROM (${sql})`, `SELECT ${inner.join(', ')} FROM ${call.from} AS t${group}`)
+  return `(SELECT ${[...keys, ...joined].map(q).join(', ')} FROM (${grouped}) ARRAY JOIN ${joined.map((c) => `${arr(c)} AS ${q(c)}`).join(', ')})`
+}
+
+/** Stands for NULL in `maxBeforeArray`'s arithmetic: below every argument (BIGINTs within +-2^61). */
+const NONE = '-4611686018427387904'
+/** Added where a running maximum restarts: `arrayCumSumNonNegative` then starts again from 0. */
+const RESTART = '-9223372036854775807'
+
+/**
+ * `max_before` over a partition's sorted arrays in linear time (a framed `arrayReduce` per element
+ * is quadratic, and a lambda that captures an array copies it per element). A running maximum
+ * M(i) = max(M(i-1), v(i)) is v(i) + d(i) with d(i) = max(0, d(i-1) + v(i-1) - v(i)), which is
+ * `arrayCumSumNonNegative` of the differences. The rows before the row give the maximum up to the
+ * row before (shifted by one); its later peers, the same running maximum over the reversed arrays
+ * restarted at each peer group (the order key changes) and shifted by one within the group. The
+ * intermediate arrays are `items` of the SELECT (`name` gives their aliases), each computed once.
+ */
+function maxBeforeArrays(values: string, keys: readonly string[], name: (part: string) => string): { items: string[]; sql: string } {
+  const shift = (a: string, first: string) => `arrayPushFront(arrayPopBack(${a}), ${first})`
+  const key = keys.length === 1 ? keys[0]! : `arrayMap((${keys.map((_, i) => `k${i}`).join(', ')}) -> tuple(${keys.map((_, i) => `k${i}`).join(', ')}), ${keys.join(', ')})`
+  const [v, rv, rk, starts] = ['v', 'rv', 'rk', 'starts'].map(name) as [string, string, string, string]
+  // The running maximum of `a`, restarted where `from` is 1 (its first element must be).
+  const running = (a: string, from: string) =>
+    `arrayMap((x, d) -> x + d, ${a}, arrayCumSumNonNegative(arrayMap((s, p, x) -> if(s, ${RESTART}, p - x), ${from}, ${shift(a, '0')}, ${a})))`
+  const items = [
+    `arrayMap(x -> ifNull(toInt64(x), ${NONE}), ${values}) AS ${v}`,
+    `arrayReverse(${v}) AS ${rv}`,
+    `arrayReverse(${key}) AS ${rk}`,
+    // Reversed, a peer group starts where the key differs from the one before.
+    `arrayMap((k, p, i) -> i = 1 OR k != p, ${rk}, ${shift(rk, `${rk}[1]`)}, arrayEnumerate(${rk})) AS ${starts}`,
+  ]
+  const before = shift(running(v, `arrayMap(i -> i = 1, arrayEnumerate(${v}))`), NONE)
+  const peers = `arrayReverse(arrayMap((s, m) -> if(s, ${NONE}, m), ${starts}, ${shift(running(rv, starts), NONE)}))`
+  return { items, sql: `arrayMap((b, p) -> if(greatest(b, p) = ${NONE}, NULL, greatest(b, p)), ${before}, ${peers})` }
 }

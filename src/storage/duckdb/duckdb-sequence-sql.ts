@@ -35,6 +35,9 @@ export function duckDbSequenceSql(call: SequenceCall): string {
       case 'partition_count':
         sql = `count(*) OVER (${partition})`
         break
+      case 'max_before':
+        sql = `max(${arg}) OVER (${ordered} RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)`
+        break
     }
     ;(levels[level - 1] ??= []).push(`${sql} AS ${q(step.alias)}`)
   }

@@ -1,4 +1,4 @@
-import { and, bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SelectItem, type WindowFrame } from '../query-plan.ts'
+import { and, bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SelectItem, type SequenceStep, type WindowFrame } from '../query-plan.ts'
 import { unorderedEntries, unorderedLevels } from './unordered-plan.ts'
 import type { ResolvedRange } from '../date-range.ts'
 import type { FunnelOrder } from './funnels-query.ts'
@@ -187,6 +187,7 @@ export interface PerPerson {
 }
 
 function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
+  if (spec.order !== 'strict') return orderedSequence(rows, spec, partition)
   const n = spec.steps.length
   const base = rows.select.map((s) => s.alias)
   const strict = spec.order === 'strict'
@@ -252,6 +253,44 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
     }),
   )
   plan = { source: fromPlan(plan), select: [...keep(done), { alias: 'hit', expr: hits.length ? { op: 'or', args: hits } : lit(false) }] }
+  return countedPath(plan, n, partition)
+}
+
+/**
+ * Ordered (not strict) funnels as one sequence over each actor's events by time: `p<k>` is the
+ * latest entry that reached step k-1 before the row or at its instant (`max_before` of `r<k-1>`),
+ * all levels over one order (ClickHouse sorts each actor's events once, in linear array programs
+ * after it). Then each row's entries (`r<k>`: the row continues that path to step k when it is a
+ * step-k event within the entry's window) and exclusion hits, as `countedPath` needs them.
+ */
+function orderedSequence(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
+  const n = spec.steps.length
+  const base = rows.select.map((s) => s.alias)
+  const inWindow = (entry: Expr): Expr => bin('<=', bin('-', col('t'), entry), lit(spec.windowMs))
+  // r0: the row's own time when it is a step-0 event (an entry; for trends only in its own interval).
+  const isEntry: Expr = spec.entries ? { op: 'and', args: [col('s0'), bin('=', col('bk'), col('ek'))] } : col('s0')
+  const entryAt = (k: number): Expr => (k === 0 ? when(isEntry, col('t')) : when({ op: 'and', args: [col(`s${k}`), inWindow(col(`p${k}`))] }, col(`p${k}`)))
+  // p<n> (after the last step) only when an exclusion runs up to the last step.
+  const levels = spec.exclusions.some((x) => x.toStep === n - 1) ? n : n - 1
+  const steps: SequenceStep[] = range(levels).map((k) => ({ alias: `p${k + 1}`, fn: 'max_before', arg: entryAt(k) }))
+  const source: Plan['source'] = steps.length ? { kind: 'sequence', plan: rows, partitionBy: partition.map((p) => (p as { name: string }).name), orderBy: ['t'], steps } : fromPlan(rows)
+  // Exclusion hits: an excluded event inside the window of the latest entry that reached a step
+  // before it, while that entry had not yet reached the next step.
+  const hits: Expr[] = spec.exclusions.flatMap((x, i) =>
+    range(x.toStep - x.fromStep).map((d) => {
+      const k = x.fromStep + d + 1
+      const [reached, next] = [col(`p${k}`), col(`p${k + 1}`)]
+      return { op: 'and', args: [col(`x${i}`), inWindow(reached), { op: 'or', args: [{ op: 'is_null', arg: next }, bin('<', next, reached)] }] } as Expr
+    }),
+  )
+  const plan: Plan = {
+    source,
+    select: [
+      ...keep([...base, ...steps.map((st) => st.alias)]),
+      ...range(n).map((k) => ({ alias: `r${k}`, expr: entryAt(k) })),
+      { alias: 'hit', expr: hits.length ? { op: 'or', args: hits } : lit(false) },
+    ],
+  }
   return countedPath(plan, n, partition)
 }
 
