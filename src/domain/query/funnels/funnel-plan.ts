@@ -187,21 +187,20 @@ export interface PerPerson {
 }
 
 function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
-  if (spec.order !== 'strict') return orderedSequence(rows, spec, partition)
+  return spec.order === 'strict' ? strictPaths(rows, spec, partition) : orderedSequence(rows, spec, partition)
+}
+
+/**
+ * Strict funnels continue a path only from the person's immediately preceding event: the latest
+ * entry that reached a level before a row is what the row just before carried (`c<level>`: a path
+ * stays at a step while consecutive events match that step, as PostHog's matcher keeps it, and is
+ * dropped by any other event). Every row is kept: any event between two steps breaks a path.
+ */
+function strictPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
   const n = spec.steps.length
   const base = rows.select.map((s) => s.alias)
-  const strict = spec.order === 'strict'
-  const before: WindowFrame = { unit: 'range', start: 'unbounded', end: 0, excludeCurrent: true }
-  const byTime = strict ? [{ expr: col('t') }, { expr: col('u') }] : [{ expr: col('t') }]
-  /**
-   * The latest entry that reached `level` before this row. Strict: what the row just before carried
-   * (`c<level>`: a path stays at a step while consecutive events match that step, as PostHog's
-   * matcher keeps it, and is dropped by any other event).
-   */
-  const latestBefore = (level: number): Expr =>
-    strict
-      ? { op: 'window', fn: 'lag', arg: col(`c${level}`), partitionBy: partition, orderBy: byTime }
-      : { op: 'window', fn: 'max', arg: col(`r${level}`), partitionBy: partition, orderBy: byTime, frame: before }
+  const byTime = [{ expr: col('t') }, { expr: col('u') }]
+  const latestBefore = (level: number): Expr => ({ op: 'window', fn: 'lag', arg: col(`c${level}`), partitionBy: partition, orderBy: byTime })
   const inWindow = (entry: Expr): Expr => bin('<=', bin('-', col('t'), entry), lit(spec.windowMs))
   // r0: the row's own time when it is a step-0 event (an entry; for trends only in its own interval).
   const isEntry: Expr = spec.entries ? { op: 'and', args: [col('s0'), bin('=', col('bk'), col('ek'))] } : col('s0')
@@ -211,18 +210,6 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
     plan = { source: fromPlan(plan), select: [...keep(done), { alias, expr }] }
     done.push(alias)
   }
-  // Rows that can still matter after level k: continuations (r1..rk), events of later steps,
-  // exclusions, and each actor's first entry (a path of level 0). Strict funnels keep every row:
-  // any event between two steps breaks a path.
-  const stillNeeded = (k: number): Expr => ({
-    op: 'or',
-    args: [
-      ...range(k).map((j) => notNull(col(`r${j + 1}`))),
-      ...range(n - k - 1).map((j) => col(`s${k + 1 + j}`)),
-      ...spec.exclusions.map((_, i) => col(`x${i}`)),
-      { op: 'and', args: [notNull(col('r0')), { op: 'or', args: [{ op: 'is_null', arg: col('p1') }, bin('=', col('p1'), col('t'))] }] },
-    ],
-  })
   for (let k = 0; k < n; k++) {
     if (k === 0) {
       add('r0', when(isEntry, col('t')))
@@ -231,24 +218,19 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
       // planning time grew exponentially with the steps: 1.3 s at 15 steps).
       add(`p${k}`, latestBefore(k - 1))
       add(`r${k}`, when({ op: 'and', args: [col(`s${k}`), inWindow(col(`p${k}`))] }, col(`p${k}`)))
-      // Each level's window sorts fewer rows: 10M events to 4.2M at the second step of bench:query.
-      if (!strict && k < n - 1) plan = { source: fromPlan(plan), select: keep(done), where: stillNeeded(k) }
     }
-    if (!strict) continue
     // Runs of consecutive step-k events (g), and the latest entry that reached k within the run (c).
     const upToHere: WindowFrame = { unit: 'rows', start: 'unbounded', end: 0 }
     add(`g${k}`, { op: 'window', fn: 'sum', arg: when(col(`s${k}`), lit(0), lit(1)), partitionBy: partition, orderBy: byTime, frame: upToHere })
     add(`c${k}`, when(col(`s${k}`), { op: 'window', fn: 'max', arg: col(`r${k}`), partitionBy: [...partition, col(`g${k}`)], orderBy: byTime, frame: upToHere }))
   }
   // Exclusion hits: an excluded event inside the window of the latest entry that reached a step
-  // before it, while that entry had not yet reached the next step. (Not strict: those latest entries
-  // are the p columns, computed while the rows they need were still there.)
-  const reachedBefore = (level: number): Expr => (strict || level + 1 >= n ? latestBefore(level) : col(`p${level + 1}`))
+  // before it, while that entry had not yet reached the next step.
   const hits: Expr[] = spec.exclusions.flatMap((x, i) =>
     range(x.toStep - x.fromStep).map((d) => {
       const k = x.fromStep + d + 1
-      const reached = reachedBefore(k - 1)
-      const next = reachedBefore(k)
+      const reached = latestBefore(k - 1)
+      const next = latestBefore(k)
       return { op: 'and', args: [col(`x${i}`), inWindow(reached), { op: 'or', args: [{ op: 'is_null', arg: next }, bin('<', next, reached)] }] } as Expr
     }),
   )
