@@ -44,6 +44,7 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
   // 18.16 expands aliases into the expressions that read them, and a chain of them (a funnel's
   // levels) would grow exponentially in one SELECT.
   const levels: string[][] = [inner]
+  let peerGroups = false
   const stepAliases = new Set<string>()
   for (const step of call.steps) {
     if (step.fn === 'max_before' && step.arg?.refs.some((r) => stepAliases.has(r))) levels.push([])
@@ -79,7 +80,11 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
         sql = repeat(`toInt64(length(${rows}))`)
         break
       case 'max_before': {
-        const parts = maxBeforeArrays(each(need(step), (s) => s), call.orderBy.map(arr), (name) => q(`__m_${step.alias}_${name}`))
+        // The peer groups depend on the order only: computed once, with the first max_before step.
+        const groups = peerGroupArrays(call.orderBy.map(arr))
+        if (!peerGroups) items.push(...groups.items)
+        peerGroups = true
+        const parts = maxBeforeArrays(each(need(step), (s) => s), groups.starts, (name) => q(`__m_${step.alias}_${name}`))
         items.push(...parts.items)
         sql = parts.sql
         break
@@ -98,30 +103,33 @@ const NONE = '-4611686018427387904'
 /** Added where a running maximum restarts: `arrayCumSumNonNegative` then starts again from 0. */
 const RESTART = '-9223372036854775807'
 
+/** Reversed (as `maxBeforeArrays` reads them): where a peer group starts, the order key differing from the one before. */
+function peerGroupArrays(keys: readonly string[]): { items: string[]; starts: string } {
+  const shift = (a: string, first: string) => `arrayPushFront(arrayPopBack(${a}), ${first})`
+  const key = keys.length === 1 ? keys[0]! : `arrayMap((${keys.map((_, i) => `k${i}`).join(', ')}) -> tuple(${keys.map((_, i) => `k${i}`).join(', ')}), ${keys.join(', ')})`
+  const [rk, starts] = [q('__m_rk'), q('__m_starts')]
+  return {
+    items: [`arrayReverse(${key}) AS ${rk}`, `arrayMap((k, p, i) -> i = 1 OR k != p, ${rk}, ${shift(rk, `${rk}[1]`)}, arrayEnumerate(${rk})) AS ${starts}`],
+    starts,
+  }
+}
+
 /**
  * `max_before` over a partition's sorted arrays in linear time (a framed `arrayReduce` per element
  * is quadratic, and a lambda that captures an array copies it per element). A running maximum
  * M(i) = max(M(i-1), v(i)) is v(i) + d(i) with d(i) = max(0, d(i-1) + v(i-1) - v(i)), which is
- * `arrayCumSumNonNegative` of the differences. The rows before the row give the maximum up to the
- * row before (shifted by one); its later peers, the same running maximum over the reversed arrays
- * restarted at each peer group (the order key changes) and shifted by one within the group. The
- * intermediate arrays are `items` of the SELECT (`name` gives their aliases), each computed once.
+ * `arrayCumSumNonNegative` of the differences (the first element's difference 0). The rows before
+ * the row give the maximum up to the row before (shifted by one); its later peers, the same running
+ * maximum over the reversed arrays restarted at each peer group (`starts`, reversed) and shifted
+ * by one within the group. The intermediate arrays are `items` of the SELECT (`name` gives their
+ * aliases), each computed once.
  */
-function maxBeforeArrays(values: string, keys: readonly string[], name: (part: string) => string): { items: string[]; sql: string } {
+function maxBeforeArrays(values: string, starts: string, name: (part: string) => string): { items: string[]; sql: string } {
   const shift = (a: string, first: string) => `arrayPushFront(arrayPopBack(${a}), ${first})`
-  const key = keys.length === 1 ? keys[0]! : `arrayMap((${keys.map((_, i) => `k${i}`).join(', ')}) -> tuple(${keys.map((_, i) => `k${i}`).join(', ')}), ${keys.join(', ')})`
-  const [v, rv, rk, starts] = ['v', 'rv', 'rk', 'starts'].map(name) as [string, string, string, string]
-  // The running maximum of `a`, restarted where `from` is 1 (its first element must be).
-  const running = (a: string, from: string) =>
-    `arrayMap((x, d) -> x + d, ${a}, arrayCumSumNonNegative(arrayMap((s, p, x) -> if(s, ${RESTART}, p - x), ${from}, ${shift(a, '0')}, ${a})))`
-  const items = [
-    `arrayMap(x -> ifNull(toInt64(x), ${NONE}), ${values}) AS ${v}`,
-    `arrayReverse(${v}) AS ${rv}`,
-    `arrayReverse(${key}) AS ${rk}`,
-    // Reversed, a peer group starts where the key differs from the one before.
-    `arrayMap((k, p, i) -> i = 1 OR k != p, ${rk}, ${shift(rk, `${rk}[1]`)}, arrayEnumerate(${rk})) AS ${starts}`,
-  ]
-  const before = shift(running(v, `arrayMap(i -> i = 1, arrayEnumerate(${v}))`), NONE)
-  const peers = `arrayReverse(arrayMap((s, m) -> if(s, ${NONE}, m), ${starts}, ${shift(running(rv, starts), NONE)}))`
+  const [v, rv] = ['v', 'rv'].map(name) as [string, string]
+  const items = [`arrayMap(x -> ifNull(toInt64(x), ${NONE}), ${values}) AS ${v}`, `arrayReverse(${v}) AS ${rv}`]
+  const before = shift(`arrayMap((x, d) -> x + d, ${v}, arrayCumSumNonNegative(arrayMap((p, x) -> p - x, ${shift(v, `${v}[1]`)}, ${v})))`, NONE)
+  const running = `arrayMap((x, d) -> x + d, ${rv}, arrayCumSumNonNegative(arrayMap((s, p, x) -> if(s, ${RESTART}, p - x), ${starts}, ${shift(rv, '0')}, ${rv})))`
+  const peers = `arrayReverse(arrayMap((s, m) -> if(s, ${NONE}, m), ${starts}, ${shift(running, NONE)}))`
   return { items, sql: `arrayMap((b, p) -> if(greatest(b, p) = ${NONE}, NULL, greatest(b, p)), ${before}, ${peers})` }
 }
