@@ -203,6 +203,36 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
         const long = k + 1 <= 3 ? k + 1 : null
         return { d: r.d, e: r.e, prev: kept[k - 1]?.e ?? null, run: run <= 2 ? run : null, long, twice: long === null ? null : long * 2 }
       })
+      })(),
+    }, {
+    title: 'max_before: the greatest value of the rows before and of the peers (same day), the row itself and NULLs left out',
+    plan: {
+      source: {
+        kind: 'sequence',
+        plan: {
+          source: { kind: 'events' },
+          select: [
+            { alias: 'd', expr: col('distinct_id') },
+            { alias: 'day', expr: { op: 'floor', arg: { op: 'binary', fn: '/', left: { op: 'epoch_ms', arg: ts }, right: lit(86_400_000) } } },
+            { alias: 'v', expr: { op: 'case', when: [[{ op: 'binary', fn: '=', left: col('event'), right: lit('view') }, { op: 'epoch_ms', arg: ts }]], else: lit(null) } },
+          ],
+        },
+        partitionBy: [],
+        orderBy: ['day'],
+        steps: [{ alias: 'm', fn: 'max_before', arg: col('v') }],
+      },
+      select: ['d', 'm'].map((a) => ({ alias: a, expr: col(a) })),
+      orderBy: [{ expr: col('d') }, { expr: col('m') }],
+    },
+    expect: (() => {
+      const day = (r: Row) => Math.floor(ms(r) / 86_400_000)
+      const v = (r: Row) => (r.e === 'view' ? ms(r) : null)
+      const rows = ROWS.map((r) => {
+        const seen = ROWS.filter((x) => x !== r && day(x) <= day(r)).map(v).filter((x): x is number => x !== null)
+        return { d: r.d, m: seen.length ? Math.max(...seen) : null }
+      })
+      // NULLs last, as both engines order them ascending.
+      return rows.sort((a, b) => a.d.localeCompare(b.d) || Number(a.m === null) - Number(b.m === null) || (a.m ?? 0) - (b.m ?? 0))
     })(),
   }],
   shared_plan: [{ title: 'one plan read on both sides of a join', plan: { source: { kind: 'join', left: perPerson, right: perPerson, using: ['d', 'c'] }, select: [{ alias: 'd', expr: col('d') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d })) }],

@@ -22,7 +22,8 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
   for (let i = call.steps.length - 1; i >= 0; i--) {
     readAfter[i] = read
     const step = call.steps[i]!
-    if (step.fn === 'filter' || read.has(step.alias)) read = new Set([...read, ...(step.arg?.refs ?? [])])
+    // A max_before step reads the order too (its peer groups are rows of the same order key).
+    if (step.fn === 'filter' || read.has(step.alias)) read = new Set([...read, ...(step.arg?.refs ?? []), ...(step.fn === 'max_before' ? call.orderBy : [])])
   }
   const values = call.columns.filter((c) => !keys.includes(c) && (read.has(c) || call.orderBy.includes(c)))
   const at = (name: string): number => {
@@ -46,10 +47,13 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
     return a
   }
   // The step's argument for each element: a lambda over the arrays it reads.
+  // (A partition key, one value per partition, is repeated into an array: a lambda that captured it
+  // would read it only inside the lambda, which 18.16 prunes from the subquery a nested level reads.)
+  const array = (name: string) => (keys.includes(name) ? `arrayResize([${q(name)}], length(${length}), ${q(name)})` : arr(name))
   const each = (arg: NonNullable<SequenceCall['steps'][number]['arg']>, wrap: (sql: string) => string): string => {
     const sql = wrap(arg.sql((name) => q(`__v_${name}`)))
     if (arg.refs.length === 0) return `arrayMap(x -> ${sql}, ${length})`
-    return `arrayMap((${arg.refs.map((r) => q(`__v_${r}`)).join(', ')}) -> ${sql}, ${arg.refs.map(arr).join(', ')})`
+    return `arrayMap((${arg.refs.map((r) => q(`__v_${r}`)).join(', ')}) -> ${sql}, ${arg.refs.map(array).join(', ')})`
   }
   const need = (step: SequenceCall['steps'][number]) => {
     if (!step.arg) throw new Error(`sequence step ${step.fn} needs an argument`)
@@ -57,8 +61,17 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
   }
   const repeat = (scalar: string): string => `arrayResize([${scalar}], length(${length}), ${scalar})`
   let filters = 0
+  // A `max_before` step reading another step starts a SELECT of its own over the one before (`*`):
+  // 18.16 expands aliases into the expressions that read them, and a chain of them (a funnel's
+  // levels) would grow exponentially in one SELECT.
+  const levels: string[][] = [inner]
+  let peerGroups = false
+  const stepAliases = new Set<string>()
   for (const [i, step] of call.steps.entries()) {
     if (step.fn !== 'filter' && !readAfter[i]!.has(step.alias)) continue
+    if (step.fn === 'max_before' && step.arg?.refs.some((r) => stepAliases.has(r))) levels.push([])
+    stepAliases.add(step.alias)
+    const items = levels[levels.length - 1]!
     let sql: string
     switch (step.fn) {
       case 'row_number':
@@ -95,19 +108,29 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
         sql = `arrayMap(p -> if(p <= ${step.upTo}, toNullable(toInt64(p)), NULL), arrayEnumerateUniq(arrayCumSum(arrayPushFront(arrayPopBack(${ended}), toInt64(0)))))`
         break
       }
+      case 'max_before': {
+        // The peer groups depend on the order only: computed once, with the first max_before step.
+        const groups = peerGroupArrays(call.orderBy.map(arr))
+        if (!peerGroups) items.push(...groups.items)
+        peerGroups = true
+        const parts = maxBeforeArrays(each(need(step), (s) => s), groups.starts, (name) => q(`__m_${step.alias}_${name}`))
+        items.push(...parts.items)
+        sql = parts.sql
+        break
+      }
       case 'map':
         sql = each(need(step), (s) => s)
         break
       case 'filter': {
         const mask = q(`__m${filters}`)
-        inner.push(`${each(need(step), (s) => `toUInt8(ifNull(${s}, 0))`)} AS ${mask}`)
+        items.push(`${each(need(step), (s) => `toUInt8(ifNull(${s}, 0))`)} AS ${mask}`)
         for (const [name, a] of current) {
           if (!readAfter[i]!.has(name)) {
             current.delete(name)
             continue
           }
           const kept = q(`__f${filters}_${name}`)
-          inner.push(`arrayFilter((x, m) -> m, ${a}, ${mask}) AS ${kept}`)
+          items.push(`arrayFilter((x, m) -> m, ${a}, ${mask}) AS ${kept}`)
           current.set(name, kept)
         }
         length = current.values().next().value ?? mask
@@ -118,13 +141,47 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
       }
     }
     const name = q(`__a_${step.alias}`)
-    inner.push(`${sql} AS ${name}`)
+    items.push(`${sql} AS ${name}`)
     current.set(step.alias, name)
   }
   const joined = output
   const group = keys.length ? ` GROUP BY ${keys.map(q).join(', ')}` : ''
-  return (
-    `(SELECT ${[...keys, ...joined].map(q).join(', ')} FROM (SELECT ${inner.join(', ')} FROM ${call.from} AS t${group})` +
-    ` ARRAY JOIN ${joined.map((c) => `${arr(c)} AS ${q(c)}`).join(', ')})`
-  )
+  const grouped = levels.slice(1).reduce((sql, items) => `SELECT *, ${items.join(', ')} FROM (${sql})`, `SELECT ${inner.join(', ')} FROM ${call.from} AS t${group}`)
+  return `(SELECT ${[...keys, ...joined].map(q).join(', ')} FROM (${grouped}) ARRAY JOIN ${joined.map((c) => `${arr(c)} AS ${q(c)}`).join(', ')})`
+}
+
+/** Stands for NULL in `maxBeforeArray`'s arithmetic: below every argument (BIGINTs within +-2^61). */
+const NONE = '-4611686018427387904'
+/** Added where a running maximum restarts: `arrayCumSumNonNegative` then starts again from 0. */
+const RESTART = '-9223372036854775807'
+
+/** Reversed (as `maxBeforeArrays` reads them): where a peer group starts, the order key differing from the one before. */
+function peerGroupArrays(keys: readonly string[]): { items: string[]; starts: string } {
+  const shift = (a: string, first: string) => `arrayPushFront(arrayPopBack(${a}), ${first})`
+  const key = keys.length === 1 ? keys[0]! : `arrayMap((${keys.map((_, i) => `k${i}`).join(', ')}) -> tuple(${keys.map((_, i) => `k${i}`).join(', ')}), ${keys.join(', ')})`
+  const [rk, starts] = [q('__m_rk'), q('__m_starts')]
+  return {
+    items: [`arrayReverse(${key}) AS ${rk}`, `arrayMap((k, p, i) -> i = 1 OR k != p, ${rk}, ${shift(rk, `${rk}[1]`)}, arrayEnumerate(${rk})) AS ${starts}`],
+    starts,
+  }
+}
+
+/**
+ * `max_before` over a partition's sorted arrays in linear time (a framed `arrayReduce` per element
+ * is quadratic, and a lambda that captures an array copies it per element). A running maximum
+ * M(i) = max(M(i-1), v(i)) is v(i) + d(i) with d(i) = max(0, d(i-1) + v(i-1) - v(i)), which is
+ * `arrayCumSumNonNegative` of the differences (the first element's difference 0). The rows before
+ * the row give the maximum up to the row before (shifted by one); its later peers, the same running
+ * maximum over the reversed arrays restarted at each peer group (`starts`, reversed) and shifted
+ * by one within the group. The intermediate arrays are `items` of the SELECT (`name` gives their
+ * aliases), each computed once.
+ */
+function maxBeforeArrays(values: string, starts: string, name: (part: string) => string): { items: string[]; sql: string } {
+  const shift = (a: string, first: string) => `arrayPushFront(arrayPopBack(${a}), ${first})`
+  const [v, rv] = ['v', 'rv'].map(name) as [string, string]
+  const items = [`arrayMap(x -> ifNull(toInt64(x), ${NONE}), ${values}) AS ${v}`, `arrayReverse(${v}) AS ${rv}`]
+  const before = shift(`arrayMap((x, d) -> x + d, ${v}, arrayCumSumNonNegative(arrayMap((p, x) -> p - x, ${shift(v, `${v}[1]`)}, ${v})))`, NONE)
+  const running = `arrayMap((x, d) -> x + d, ${rv}, arrayCumSumNonNegative(arrayMap((s, p, x) -> if(s, ${RESTART}, p - x), ${starts}, ${shift(rv, '0')}, ${rv})))`
+  const peers = `arrayReverse(arrayMap((s, m) -> if(s, ${NONE}, m), ${starts}, ${shift(running, NONE)}))`
+  return { items, sql: `arrayMap((b, p) -> if(greatest(b, p) = ${NONE}, NULL, greatest(b, p)), ${before}, ${peers})` }
 }

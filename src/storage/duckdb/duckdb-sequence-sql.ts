@@ -63,6 +63,9 @@ export function duckDbSequenceSql(call: SequenceCall): string {
       case 'partition_count':
         sql = `count(*) OVER (${partition})`
         break
+      case 'max_before':
+        sql = `max(${arg}) OVER (${ordered} RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW)`
+        break
       case 'run_position': {
         // The distance to the nearest row before that ended a run (none before the partition's first).
         const upTo = Array.from({ length: need(step.upTo) }, (_, i) => i + 1)

@@ -1,4 +1,4 @@
-import { and, bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SelectItem, type WindowFrame } from '../query-plan.ts'
+import { and, bin, col, fromPlan, keep, lit, notNull, timeBetween, when, type Expr, type Plan, type SelectItem, type SequenceStep, type WindowFrame } from '../query-plan.ts'
 import { unorderedEntries, unorderedLevels } from './unordered-plan.ts'
 import type { ResolvedRange } from '../date-range.ts'
 import type { FunnelOrder } from './funnels-query.ts'
@@ -187,20 +187,20 @@ export interface PerPerson {
 }
 
 function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
+  return spec.order === 'strict' ? strictPaths(rows, spec, partition) : orderedSequence(rows, spec, partition)
+}
+
+/**
+ * Strict funnels continue a path only from the person's immediately preceding event: the latest
+ * entry that reached a level before a row is what the row just before carried (`c<level>`: a path
+ * stays at a step while consecutive events match that step, as PostHog's matcher keeps it, and is
+ * dropped by any other event). Every row is kept: any event between two steps breaks a path.
+ */
+function strictPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
   const n = spec.steps.length
   const base = rows.select.map((s) => s.alias)
-  const strict = spec.order === 'strict'
-  const before: WindowFrame = { unit: 'range', start: 'unbounded', end: 0, excludeCurrent: true }
-  const byTime = strict ? [{ expr: col('t') }, { expr: col('u') }] : [{ expr: col('t') }]
-  /**
-   * The latest entry that reached `level` before this row. Strict: what the row just before carried
-   * (`c<level>`: a path stays at a step while consecutive events match that step, as PostHog's
-   * matcher keeps it, and is dropped by any other event).
-   */
-  const latestBefore = (level: number): Expr =>
-    strict
-      ? { op: 'window', fn: 'lag', arg: col(`c${level}`), partitionBy: partition, orderBy: byTime }
-      : { op: 'window', fn: 'max', arg: col(`r${level}`), partitionBy: partition, orderBy: byTime, frame: before }
+  const byTime = [{ expr: col('t') }, { expr: col('u') }]
+  const latestBefore = (level: number): Expr => ({ op: 'window', fn: 'lag', arg: col(`c${level}`), partitionBy: partition, orderBy: byTime })
   const inWindow = (entry: Expr): Expr => bin('<=', bin('-', col('t'), entry), lit(spec.windowMs))
   // r0: the row's own time when it is a step-0 event (an entry; for trends only in its own interval).
   const isEntry: Expr = spec.entries ? { op: 'and', args: [col('s0'), bin('=', col('bk'), col('ek'))] } : col('s0')
@@ -210,18 +210,6 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
     plan = { source: fromPlan(plan), select: [...keep(done), { alias, expr }] }
     done.push(alias)
   }
-  // Rows that can still matter after level k: continuations (r1..rk), events of later steps,
-  // exclusions, and each actor's first entry (a path of level 0). Strict funnels keep every row:
-  // any event between two steps breaks a path.
-  const stillNeeded = (k: number): Expr => ({
-    op: 'or',
-    args: [
-      ...range(k).map((j) => notNull(col(`r${j + 1}`))),
-      ...range(n - k - 1).map((j) => col(`s${k + 1 + j}`)),
-      ...spec.exclusions.map((_, i) => col(`x${i}`)),
-      { op: 'and', args: [notNull(col('r0')), { op: 'or', args: [{ op: 'is_null', arg: col('p1') }, bin('=', col('p1'), col('t'))] }] },
-    ],
-  })
   for (let k = 0; k < n; k++) {
     if (k === 0) {
       add('r0', when(isEntry, col('t')))
@@ -230,28 +218,61 @@ function orderedPaths(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerso
       // planning time grew exponentially with the steps: 1.3 s at 15 steps).
       add(`p${k}`, latestBefore(k - 1))
       add(`r${k}`, when({ op: 'and', args: [col(`s${k}`), inWindow(col(`p${k}`))] }, col(`p${k}`)))
-      // Each level's window sorts fewer rows: 10M events to 4.2M at the second step of bench:query.
-      if (!strict && k < n - 1) plan = { source: fromPlan(plan), select: keep(done), where: stillNeeded(k) }
     }
-    if (!strict) continue
     // Runs of consecutive step-k events (g), and the latest entry that reached k within the run (c).
     const upToHere: WindowFrame = { unit: 'rows', start: 'unbounded', end: 0 }
     add(`g${k}`, { op: 'window', fn: 'sum', arg: when(col(`s${k}`), lit(0), lit(1)), partitionBy: partition, orderBy: byTime, frame: upToHere })
     add(`c${k}`, when(col(`s${k}`), { op: 'window', fn: 'max', arg: col(`r${k}`), partitionBy: [...partition, col(`g${k}`)], orderBy: byTime, frame: upToHere }))
   }
   // Exclusion hits: an excluded event inside the window of the latest entry that reached a step
-  // before it, while that entry had not yet reached the next step. (Not strict: those latest entries
-  // are the p columns, computed while the rows they need were still there.)
-  const reachedBefore = (level: number): Expr => (strict || level + 1 >= n ? latestBefore(level) : col(`p${level + 1}`))
+  // before it, while that entry had not yet reached the next step.
   const hits: Expr[] = spec.exclusions.flatMap((x, i) =>
     range(x.toStep - x.fromStep).map((d) => {
       const k = x.fromStep + d + 1
-      const reached = reachedBefore(k - 1)
-      const next = reachedBefore(k)
+      const reached = latestBefore(k - 1)
+      const next = latestBefore(k)
       return { op: 'and', args: [col(`x${i}`), inWindow(reached), { op: 'or', args: [{ op: 'is_null', arg: next }, bin('<', next, reached)] }] } as Expr
     }),
   )
   plan = { source: fromPlan(plan), select: [...keep(done), { alias: 'hit', expr: hits.length ? { op: 'or', args: hits } : lit(false) }] }
+  return countedPath(plan, n, partition)
+}
+
+/**
+ * Ordered (not strict) funnels as one sequence over each actor's events by time: `p<k>` is the
+ * latest entry that reached step k-1 before the row or at its instant (`max_before` of `r<k-1>`),
+ * all levels over one order (ClickHouse sorts each actor's events once, in linear array programs
+ * after it). Then each row's entries (`r<k>`: the row continues that path to step k when it is a
+ * step-k event within the entry's window) and exclusion hits, as `countedPath` needs them.
+ */
+function orderedSequence(rows: Plan, spec: FunnelSpec, partition: Expr[]): PerPerson {
+  const n = spec.steps.length
+  const base = rows.select.map((s) => s.alias)
+  const inWindow = (entry: Expr): Expr => bin('<=', bin('-', col('t'), entry), lit(spec.windowMs))
+  // r0: the row's own time when it is a step-0 event (an entry; for trends only in its own interval).
+  const isEntry: Expr = spec.entries ? { op: 'and', args: [col('s0'), bin('=', col('bk'), col('ek'))] } : col('s0')
+  const entryAt = (k: number): Expr => (k === 0 ? when(isEntry, col('t')) : when({ op: 'and', args: [col(`s${k}`), inWindow(col(`p${k}`))] }, col(`p${k}`)))
+  // p<n> (after the last step) only when an exclusion runs up to the last step.
+  const levels = spec.exclusions.some((x) => x.toStep === n - 1) ? n : n - 1
+  const steps: SequenceStep[] = range(levels).map((k) => ({ alias: `p${k + 1}`, fn: 'max_before', arg: entryAt(k) }))
+  const source: Plan['source'] = steps.length ? { kind: 'sequence', plan: rows, partitionBy: partition.map((p) => (p as { name: string }).name), orderBy: ['t'], steps } : fromPlan(rows)
+  // Exclusion hits: an excluded event inside the window of the latest entry that reached a step
+  // before it, while that entry had not yet reached the next step.
+  const hits: Expr[] = spec.exclusions.flatMap((x, i) =>
+    range(x.toStep - x.fromStep).map((d) => {
+      const k = x.fromStep + d + 1
+      const [reached, next] = [col(`p${k}`), col(`p${k + 1}`)]
+      return { op: 'and', args: [col(`x${i}`), inWindow(reached), { op: 'or', args: [{ op: 'is_null', arg: next }, bin('<', next, reached)] }] } as Expr
+    }),
+  )
+  const plan: Plan = {
+    source,
+    select: [
+      ...keep([...base, ...steps.map((st) => st.alias)]),
+      ...range(n).map((k) => ({ alias: `r${k}`, expr: entryAt(k) })),
+      { alias: 'hit', expr: hits.length ? { op: 'or', args: hits } : lit(false) },
+    ],
+  }
   return countedPath(plan, n, partition)
 }
 
