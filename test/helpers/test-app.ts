@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync } from 'node:fs'
+import { cpSync, existsSync, realpathSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -96,7 +96,9 @@ function isAlive(pid: number): boolean {
  * template's 1,145 files, cpSync 0.05-0.13 s on a tmpfs.
  */
 export function copyDataDir(from: string, to: string): void {
-  cpSync(from, to, { recursive: true })
+  // A store's dir may be a symlink to another disk (disk-full.e2e mounts a small one): the copy goes
+  // into the dir it points to (cpSync refuses to overwrite the link itself).
+  cpSync(from, existsSync(to) ? realpathSync(to) : to, { recursive: true })
 }
 
 /** Env for a test app: fixed keys so tests can authenticate; extra env merged in. */
