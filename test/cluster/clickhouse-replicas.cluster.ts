@@ -61,6 +61,8 @@ test('TALLY_CLICKHOUSE_CLUSTER: two processes migrate 2 replicas at once (Replic
       'events_dead_letter\tReplicatedMergeTree',
       'events_dead_letter_replay\tReplicatedMergeTree',
       'person_overrides\tReplicatedReplacingMergeTree',
+      'sessions\tReplicatedMergeTree',
+      'sessions_mv\tMaterializedView',
     ], `tables of ${replica.url}`)
     assert.match(await on(replica, `SELECT count() FROM system.columns WHERE database = '${DATABASE}' AND table = 'events' AND name = 'mat_session_id'`), /^1$/)
   }
