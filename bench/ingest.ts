@@ -25,14 +25,17 @@ const BATCH_SIZE = 100
 /** BENCH_NOTIFY=1: after the plain /batch/ phase, the same load with 10 notifying actions and 2 destinations (ingest-notify.ts). */
 const NOTIFY = process.env.BENCH_NOTIFY === '1'
 const NOTIFY_ROUNDS = Number(process.env.BENCH_NOTIFY_ROUNDS ?? 0)
+/** BENCH_NOTIFY_RATE=events/s: the rounds send at that rate (one a rate ingestion keeps up with) instead of as fast as answered. */
+const NOTIFY_RATE = Number(process.env.BENCH_NOTIFY_RATE ?? 0)
 
 /** `amount`: that many requests, every one counted, instead of BENCH_SECONDS of load. */
-async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>, amount?: number) {
+async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>, amount?: number, ratePerSecond?: number) {
   let k = 0
   return autocannon({
     url,
     connections,
     ...(amount ? { amount } : { duration: SECONDS }),
+    ...(ratePerSecond ? { overallRate: ratePerSecond } : {}),
     method: 'POST',
     headers,
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[k++ % bodies.length] }) }],
@@ -124,7 +127,7 @@ async function main() {
         url: tally.url,
         projectId,
         auth,
-        load: async (bodies, requests) => (await load(`${tally.url}/batch/`, 32, bodies, gzipHeaders, requests))['2xx'] * BATCH_SIZE,
+        load: async (bodies, requests) => (await load(`${tally.url}/batch/`, 32, bodies, gzipHeaders, requests, NOTIFY_RATE ? NOTIFY_RATE / BATCH_SIZE : undefined))['2xx'] * BATCH_SIZE,
         readable: async () => waitReadable(tally.url, projectId, await sentinel(), auth),
         cpu: () => cpuSeconds(tally.pid),
       }, NOTIFY_ROUNDS, token, BATCH_SIZE)
@@ -205,6 +208,7 @@ async function main() {
     row('destination delivery delay p50 / p99 / max', `${percentile(destinations.delays, 50)} / ${percentile(destinations.delays, 99)} / ${percentile(destinations.delays, 100)} ms after the event was received`)
   }
   rounds.forEach((r, i) => {
+    if (i === 0 && NOTIFY_RATE) row('rounds paced at', `${NOTIFY_RATE} events/s (BENCH_NOTIFY_RATE)`)
     row(`round ${i + 1}: CPU per 1,000 events off / on`, `${r.plainMsPer1000.toFixed(0)} / ${r.notifyMsPer1000.toFixed(0)} ms (${(r.notifyMsPer1000 / r.plainMsPer1000).toFixed(3)}x); ${r.delivered} of ${r.expected} delivered, p99 ${r.p99} ms`)
   })
   const plainReadable = batchEvents / batchReadableSec

@@ -69,11 +69,12 @@ export function compileAction(steps: readonly ActionStepDefinition[]): ActionMat
 
 function compileStep(step: ActionStepDefinition): Check {
   const checks: Check[] = []
-  if (step.url) checks.push(compileUrl(planStringMatch(step.url, step.url_matching, 'contains')))
+  // The event's name first: the cheapest check, and most events fail it without their properties read.
   if (step.event) {
     const name = step.event
     checks.push(({ event }) => event.event === name)
   }
+  if (step.url) checks.push(compileUrl(planStringMatch(step.url, step.url_matching, 'contains')))
   if (step.href || step.tag_name || step.text) checks.push(compileElementFields(step))
   if (step.selector) {
     const parts = parseSelector(step.selector)

@@ -16,14 +16,26 @@ export interface TemplateGlobals {
 
 const PLACEHOLDER = /^\{((?:event|person|project)(?:\.[^{}"\\]+)?)\}/
 
-/** Renders `template`; throws an Error naming the problem when the result is not JSON. */
-export function renderBodyTemplate(template: string, globals: TemplateGlobals): string {
-  let out = ''
+/** A placeholder's path, and whether it stands inside a JSON string (text) or as a value. */
+type Part = string | { path: string[]; inString: boolean }
+
+/** A template compiled once: renders a body per event without scanning or re-checking the template. */
+export type BodyRenderer = (globals: TemplateGlobals) => string
+
+/**
+ * Compiles `template`; throws an Error naming the problem when it does not give JSON. The check is
+ * made once, with every value placeholder as `null` and every text one empty: a value placeholder
+ * becomes one whole JSON value and a text one escaped text, so a template that gives JSON then gives
+ * JSON for any event.
+ */
+export function compileBodyTemplate(template: string): BodyRenderer {
+  const parts: Part[] = []
+  let text = ''
   let inString = false
   for (let i = 0; i < template.length; i++) {
     const ch = template[i]!
     if (inString && ch === '\\') {
-      out += ch + (template[i + 1] ?? '')
+      text += ch + (template[i + 1] ?? '')
       i++
       continue
     }
@@ -31,20 +43,37 @@ export function renderBodyTemplate(template: string, globals: TemplateGlobals): 
     if (ch === '{') {
       const m = PLACEHOLDER.exec(template.slice(i))
       if (m) {
-        const value = lookup(globals, m[1]!.split('.'))
-        out += inString ? JSON.stringify(asText(value)).slice(1, -1) : JSON.stringify(value ?? null)
+        parts.push(text, { path: m[1]!.split('.'), inString })
+        text = ''
         i += m[0].length - 1
         continue
       }
     }
-    out += ch
+    text += ch
+  }
+  parts.push(text)
+  const render: BodyRenderer = (globals) => {
+    let out = ''
+    for (const part of parts) {
+      if (typeof part === 'string') out += part
+      else {
+        const value = lookup(globals, part.path)
+        out += part.inString ? JSON.stringify(asText(value)).slice(1, -1) : JSON.stringify(value ?? null)
+      }
+    }
+    return out
   }
   try {
-    JSON.parse(out)
+    JSON.parse(render({ event: {}, person: {}, project: {} }))
   } catch (err) {
     throw new Error(`the body template does not give JSON: ${(err as Error).message}`)
   }
-  return out
+  return render
+}
+
+/** Renders `template` once; throws an Error naming the problem when the result is not JSON. */
+export function renderBodyTemplate(template: string, globals: TemplateGlobals): string {
+  return compileBodyTemplate(template)(globals)
 }
 
 function asText(value: unknown): string {

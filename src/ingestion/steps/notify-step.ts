@@ -34,7 +34,10 @@ export function createNotifyStep(deps: { rules: NotificationRuleStore; outbox: O
   }
 }
 
+/** The event as the planner reads it; its properties and person properties are parsed on first read, if ever. */
 function toNotifyEvent(e: StoredEvent): NotifyEvent {
+  let properties: Record<string, unknown> | undefined
+  let personProperties: Record<string, unknown> | undefined
   return {
     uuid: e.uuid,
     projectId: e.projectId,
@@ -42,9 +45,13 @@ function toNotifyEvent(e: StoredEvent): NotifyEvent {
     distinctId: e.distinctId,
     timestamp: e.timestamp,
     elementsChain: e.elementsChain,
-    properties: propertiesOf(e),
+    get properties() {
+      return (properties ??= propertiesOf(e))
+    },
     personId: e.personId,
-    personProperties: e.personProperties ? (JSON.parse(e.personProperties) as Record<string, unknown>) : {},
+    get personProperties() {
+      return (personProperties ??= e.personProperties ? (JSON.parse(e.personProperties) as Record<string, unknown>) : {})
+    },
   }
 }
 

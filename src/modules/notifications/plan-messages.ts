@@ -1,6 +1,6 @@
 import { compileAction, type ActionMatcher } from '../../domain/actions/match-action.ts'
 import { formatActionMessage, type EventGroup } from '../../domain/notifications/format-action-message.ts'
-import { DEFAULT_BODY_TEMPLATE, renderBodyTemplate } from '../../domain/notifications/render-body-template.ts'
+import { compileBodyTemplate, DEFAULT_BODY_TEMPLATE, type BodyRenderer } from '../../domain/notifications/render-body-template.ts'
 import type { DestinationRule, ProjectRules, RuleAction } from './notification-rules.ts'
 import type { OutboxMessage } from './outbox-store.ts'
 
@@ -19,8 +19,8 @@ export interface NotifyEvent {
   groups?: Readonly<Record<string, EventGroup>>
 }
 
-/** Compiled matchers, kept while an action's steps stay the same. */
-export type MatcherCache = Map<string, ActionMatcher>
+/** Compiled matchers, kept while an action's steps stay the same, and compiled body templates. */
+export type MatcherCache = Map<string, ActionMatcher | BodyRenderer | Error>
 
 /**
  * The messages a micro-batch's stored events send: one per (event, notifying action) to the
@@ -36,14 +36,24 @@ export function planMessages(events: readonly NotifyEvent[], rules: readonly Pro
     const c = byProject.get(e.projectId)
     if (!c) continue
     const { rules: r } = c
-    const actionEvent = { event: e.event, properties: e.properties, elementsChain: e.elementsChain, personProperties: e.personProperties }
+    // Properties are read (parsed) only by the checks that need them.
+    const actionEvent = {
+      event: e.event,
+      elementsChain: e.elementsChain,
+      get properties() {
+        return e.properties
+      },
+      get personProperties() {
+        return e.personProperties
+      },
+    }
     const matched = new Set<number>()
     for (const [id, matches] of c.actions) if (matches(actionEvent, now)) matched.add(id)
     if (r.chatWebhook) {
       for (const a of r.actions) if (a.notify && matched.has(a.id)) out.push(chatMessage(e, a, r, siteUrl))
     }
-    for (const [d, properties] of c.destinations) {
-      if (passes(d, e, matched) && (!properties || properties(actionEvent, now))) out.push(destinationMessage(e, d, r, siteUrl))
+    for (const [d, properties, body] of c.destinations) {
+      if (passes(d, e, matched) && (!properties || properties(actionEvent, now))) out.push(destinationMessage(e, d, body, r, siteUrl))
     }
   }
   return out
@@ -52,8 +62,8 @@ export function planMessages(events: readonly NotifyEvent[], rules: readonly Pro
 interface CompiledRules {
   rules: ProjectRules
   actions: Map<number, ActionMatcher>
-  /** Each destination with the matcher of its property filters (null: none). */
-  destinations: Array<[DestinationRule, ActionMatcher | null]>
+  /** Each destination with the matcher of its property filters (null: none) and its compiled body template. */
+  destinations: Array<[DestinationRule, ActionMatcher | null, BodyRenderer | Error]>
 }
 
 function compiled(r: ProjectRules, cache: MatcherCache): CompiledRules | null {
@@ -64,16 +74,32 @@ function compiled(r: ProjectRules, cache: MatcherCache): CompiledRules | null {
     destinations: r.destinations.map((d) => {
       const properties = d.filters.properties ?? []
       // The action matcher's property semantics (event and person filters), as one step.
-      return [d, properties.length === 0 ? null : cachedMatcher(`destination:${d.id}:${JSON.stringify(properties)}`, [{ properties }], cache)]
+      const matcher = properties.length === 0 ? null : cachedMatcher(`destination:${d.id}:${JSON.stringify(properties)}`, [{ properties }], cache)
+      return [d, matcher, cachedRenderer(d.bodyTemplate ?? DEFAULT_BODY_TEMPLATE, cache)]
     }),
   }
 }
 
 function cachedMatcher(key: string, steps: RuleAction['steps'], cache: MatcherCache): ActionMatcher {
+  return cached(key, cache, () => compileAction(steps)) as ActionMatcher
+}
+
+/** The template compiled, or why it cannot be (templates are checked when saved; this is for older rows). */
+function cachedRenderer(template: string, cache: MatcherCache): BodyRenderer | Error {
+  return cached(`template:${template}`, cache, () => {
+    try {
+      return compileBodyTemplate(template)
+    } catch (err) {
+      return err as Error
+    }
+  }) as BodyRenderer | Error
+}
+
+function cached(key: string, cache: MatcherCache, make: () => ActionMatcher | BodyRenderer | Error): ActionMatcher | BodyRenderer | Error {
   let m = cache.get(key)
   if (!m) {
     if (cache.size > 10_000) cache.clear()
-    m = compileAction(steps)
+    m = make()
     cache.set(key, m)
   }
   return m
@@ -99,26 +125,40 @@ function chatMessage(e: NotifyEvent, a: RuleAction, r: ProjectRules, siteUrl: st
   return { projectId: e.projectId, channel: 'chat', idempotencyKey: `chat:${a.id}:${e.uuid}`, url: r.chatWebhook!, headers: {}, body: JSON.stringify(body) }
 }
 
-function destinationMessage(e: NotifyEvent, d: DestinationRule, r: ProjectRules, siteUrl: string): OutboxMessage {
+function destinationMessage(e: NotifyEvent, d: DestinationRule, render: BodyRenderer | Error, r: ProjectRules, siteUrl: string): OutboxMessage {
   const projectUrl = `${siteUrl}/project/${e.projectId}`
-  let body: string
-  try {
-    body = renderBodyTemplate(d.bodyTemplate ?? DEFAULT_BODY_TEMPLATE, {
-      event: {
-        uuid: e.uuid,
-        event: e.event,
-        distinct_id: e.distinctId,
-        timestamp: e.timestamp.toISOString(),
-        properties: e.properties,
-        elements_chain: e.elementsChain,
-        url: `${projectUrl}/events/${encodeURIComponent(e.uuid)}/${encodeURIComponent(e.timestamp.toISOString())}`,
-      },
-      person: { id: e.personId, properties: e.personProperties, url: `${projectUrl}/person/${encodeURIComponent(e.distinctId)}` },
-      project: { id: e.projectId, name: r.projectName, url: projectUrl },
-    })
-  } catch (err) {
-    // Templates are checked when saved; one that still fails on an event's values says so in the body.
-    body = JSON.stringify({ error: (err as Error).message, event: { uuid: e.uuid, event: e.event } })
-  }
+  let timestamp: string | undefined
+  const iso = () => (timestamp ??= e.timestamp.toISOString())
+  // Each value is made only when the template names it (or names the whole event or person).
+  const body =
+    render instanceof Error
+      ? JSON.stringify({ error: render.message, event: { uuid: e.uuid, event: e.event } })
+      : render({
+          event: {
+            uuid: e.uuid,
+            event: e.event,
+            distinct_id: e.distinctId,
+            get timestamp() {
+              return iso()
+            },
+            get properties() {
+              return e.properties
+            },
+            elements_chain: e.elementsChain,
+            get url() {
+              return `${projectUrl}/events/${encodeURIComponent(e.uuid)}/${encodeURIComponent(iso())}`
+            },
+          },
+          person: {
+            id: e.personId,
+            get properties() {
+              return e.personProperties
+            },
+            get url() {
+              return `${projectUrl}/person/${encodeURIComponent(e.distinctId)}`
+            },
+          },
+          project: { id: e.projectId, name: r.projectName, url: projectUrl },
+        })
   return { projectId: e.projectId, channel: `destination:${d.id}`, idempotencyKey: `destination:${d.id}:${e.uuid}`, url: d.url, headers: d.headers, body }
 }

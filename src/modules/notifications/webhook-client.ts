@@ -87,14 +87,29 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
     connect: { lookup: guardedLookup as never, timeout: options.timeoutMs },
   })
 
-  async function once(url: URL, body: string, headers: Record<string, string>): Promise<{ status: number; location: string | null }> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookRefusedError(`scheme ${url.protocol} is not http or https`)
-    const host = url.hostname.replace(/^\[|\]$/g, '')
-    if (isIP(host)) {
-      // A literal address skips the look-up: judge it here.
-      const refused = refusalOf(host, allow)
-      if (refused) throw new WebhookRefusedError(refused)
+  /** What a URL's text gives: the URL, and why it may not be reached before any look-up (or null). */
+  const judged = new Map<string, { url: URL; refused: string | null }>()
+  function judge(text: string | URL): { url: URL; refused: string | null } {
+    const key = String(text)
+    let j = judged.get(key)
+    if (!j) {
+      const url = new URL(key)
+      let refused: string | null = null
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') refused = `scheme ${url.protocol} is not http or https`
+      else {
+        // A literal address skips the look-up: judge it here.
+        const host = url.hostname.replace(/^\[|\]$/g, '')
+        if (isIP(host)) refused = refusalOf(host, allow)
+      }
+      if (judged.size >= 1000) judged.clear()
+      judged.set(key, (j = { url, refused }))
     }
+    return j
+  }
+
+  async function once(target: string | URL, body: string, headers: Record<string, string>): Promise<{ status: number; location: string | null }> {
+    const { url, refused } = judge(target)
+    if (refused) throw new WebhookRefusedError(refused)
     try {
       const res = await dispatcher.request({
         origin: url.origin,
@@ -113,14 +128,14 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
 
   return {
     async post(url, body, headers) {
-      let target = new URL(url)
+      let target: string | URL = url
       for (let hop = 0; ; hop++) {
         const res = await once(target, body, headers)
         const redirect = res.status >= 300 && res.status < 400 && res.location
         if (!redirect) return { status: res.status }
         if (hop >= maxRedirects) throw new Error(`more than ${maxRedirects} redirects`)
         // Each hop goes through the same checks.
-        target = new URL(res.location!, target)
+        target = new URL(res.location!, judge(target).url)
       }
     },
     close: () => dispatcher.close(),
