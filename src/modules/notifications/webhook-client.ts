@@ -88,8 +88,8 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
   })
 
   /** What a URL's text gives: the URL, and why it may not be reached before any look-up (or null). */
-  const judged = new Map<string, { url: URL; refused: string | null }>()
-  function judge(text: string | URL): { url: URL; refused: string | null } {
+  const judged = new Map<string, { url: URL; origin: string; path: string; refused: string | null }>()
+  function judge(text: string | URL): { url: URL; origin: string; path: string; refused: string | null } {
     const key = String(text)
     let j = judged.get(key)
     if (!j) {
@@ -102,28 +102,39 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
         if (isIP(host)) refused = refusalOf(host, allow)
       }
       if (judged.size >= 1000) judged.clear()
-      judged.set(key, (j = { url, refused }))
+      judged.set(key, (j = { url, origin: url.origin, path: url.pathname + url.search, refused }))
     }
     return j
   }
 
   async function once(target: string | URL, body: string, headers: Record<string, string>): Promise<{ status: number; location: string | null }> {
-    const { url, refused } = judge(target)
+    const { origin, path, refused } = judge(target)
     if (refused) throw new WebhookRefusedError(refused)
-    try {
-      const res = await dispatcher.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Tally-Webhooks', ...headers },
-        body,
-      })
-      await res.body.dump()
-      const location = res.headers.location
-      return { status: res.statusCode, location: (Array.isArray(location) ? location[0] : location) ?? null }
-    } catch (err) {
-      throw plainError(err, options.timeoutMs)
-    }
+    // undici's dispatch with a handler of its own: the answer's status and Location are all it keeps
+    // (no response stream per message); its body is read and dropped.
+    return new Promise((resolve, reject) => {
+      let status = 0
+      let location: string | null = null
+      dispatcher.dispatch(
+        { origin, path, method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Tally-Webhooks', ...headers }, body },
+        {
+          onRequestStart() {},
+          onResponseStart(_controller, statusCode, responseHeaders) {
+            if (statusCode < 200) return
+            status = statusCode
+            const l = responseHeaders.location
+            location = (Array.isArray(l) ? l[0] : l) ?? null
+          },
+          onResponseData() {},
+          onResponseEnd() {
+            resolve({ status, location })
+          },
+          onResponseError(_controller, err) {
+            reject(plainError(err, options.timeoutMs))
+          },
+        },
+      )
+    })
   }
 
   return {
