@@ -34,6 +34,7 @@ export const FIXTURE: StoredEvent[] = [
 export interface PlanCase { title: string; plan: Plan; expect: Array<Record<string, unknown>> }
 
 const ts = col('timestamp')
+const isView: Expr = { op: 'binary', fn: '=', left: col('e'), right: lit('view') }
 const byTime = [{ expr: ts }]
 const fromEvents = (select: Array<[string, Expr]>, extra: Partial<Plan> = {}): Plan => ({
   source: { kind: 'events' }, select: select.map(([alias, expr]) => ({ alias, expr })), orderBy: byTime, ...extra,
@@ -233,6 +234,32 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
       })
       // NULLs last, as both engines order them ascending.
       return rows.sort((a, b) => a.d.localeCompare(b.d) || Number(a.m === null) - Number(b.m === null) || (a.m ?? 0) - (b.m ?? 0))
+    })(),
+  }, {
+    title: 'prune: the steps before it see every row, the steps after it and the reader the same answer whether its rows are dropped or not',
+    plan: {
+      source: {
+        kind: 'sequence',
+        plan: { source: { kind: 'events' }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms', arg: ts } }] },
+        partitionBy: [],
+        orderBy: ['t'],
+        steps: [
+          { alias: 'view_before', fn: 'max_before', arg: { op: 'case', when: [[isView, col('t')]], else: lit(null) } },
+          // Views may go: only buys are read after it.
+          { alias: 'buys', fn: 'prune', arg: { op: 'not', arg: isView } },
+          { alias: 'buy_before', fn: 'max_before', arg: { op: 'case', when: [[{ op: 'not', arg: isView }, col('t')]], else: lit(null) } },
+        ],
+      },
+      select: ['d', 'view_before', 'buy_before'].map((a) => ({ alias: a, expr: col(a) })),
+      where: { op: 'not', arg: isView },
+      orderBy: [{ expr: col('t') }],
+    },
+    expect: (() => {
+      const before = (r: Row, e: string) => {
+        const seen = ROWS.filter((x) => x.e === e && ms(x) < ms(r)).map(ms)
+        return seen.length ? Math.max(...seen) : null
+      }
+      return [...ROWS].sort((a, b) => ms(a) - ms(b)).filter((r) => r.e !== 'view').map((r) => ({ d: r.d, view_before: before(r, 'view'), buy_before: before(r, 'buy') }))
     })(),
   }],
   shared_plan: [{ title: 'one plan read on both sides of a join', plan: { source: { kind: 'join', left: perPerson, right: perPerson, using: ['d', 'c'] }, select: [{ alias: 'd', expr: col('d') }], orderBy: [{ expr: col('d') }] }, expect: sorted(counts).map(([d]) => ({ d })) }],

@@ -158,17 +158,21 @@ export type Source =
  * - `map`: `arg` of the row itself (a value the later steps read);
  * - `filter`: keeps only the rows where `arg` is true (its column is then true): the steps after it
  *   see the remaining rows alone, in the same order (a `lag` after it is the previous row kept);
+ * - `prune`: the rows where `arg` is not true may be dropped, or kept: the plan promises that they
+ *   change neither the steps after it nor what the reader computes, so each engine does what is
+ *   cheaper (DuckDB drops them: its windows sort each level again; ClickHouse's arrays keep them).
+ *   It adds no column (its alias is not read);
  * - `max_before`: the greatest `arg` (a BIGINT within +-2^61, e.g. epoch ms) over the partition's
  *   rows before this one and its peers (rows of the same order key), the row itself left out; NULL
  *   when there is none (SQL's `RANGE UNBOUNDED PRECEDING EXCLUDE CURRENT ROW`). Peers are allowed
  *   here: the order need not be total when only `max_before` steps read it.
- * Engines with window functions write windows (a level per dependency depth, a `WHERE` per filter);
+ * Engines with window functions write windows (a level per dependency depth, a `WHERE` per filter or prune);
  * engines without them (ClickHouse 18.16) sort each partition into arrays and compute every step on
  * the arrays, filters included, in one pass (a `max_before` reading another step in a nested SELECT).
  */
 export interface SequenceStep {
   alias: string
-  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count' | 'run_position' | 'map' | 'filter' | 'max_before'
+  fn: 'row_number' | 'lag' | 'lead' | 'running_sum' | 'partition_min' | 'partition_max' | 'partition_count' | 'run_position' | 'map' | 'filter' | 'prune' | 'max_before'
   arg?: Expr
   /** `lag` / `lead`: how many rows away (a whole number from 1; 1 when left out). */
   offset?: number

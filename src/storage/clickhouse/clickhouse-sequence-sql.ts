@@ -68,7 +68,9 @@ export function clickHouseSequenceSql(call: SequenceCall): string {
   let peerGroups = false
   const stepAliases = new Set<string>()
   for (const [i, step] of call.steps.entries()) {
-    if (step.fn !== 'filter' && !readAfter[i]!.has(step.alias)) continue
+    // A prune keeps its rows here: dropping them is an arrayFilter of every array, for steps that
+    // cost no sort on the arrays.
+    if (step.fn === 'prune' || (step.fn !== 'filter' && !readAfter[i]!.has(step.alias))) continue
     if (step.fn === 'max_before' && step.arg?.refs.some((r) => stepAliases.has(r))) levels.push([])
     stepAliases.add(step.alias)
     const items = levels[levels.length - 1]!

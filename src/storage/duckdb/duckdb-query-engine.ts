@@ -98,6 +98,9 @@ const DEEP_PLAN = 24
 function planDepth(plan: Plan): number {
   const s = plan.source
   if (s.kind === 'events' || s.kind === 'session_partials') return 1
+  // A sequence's filter or prune is the WHERE of a level of its own (duckdb-sequence-sql.ts), which the
+  // pushdown goes through again: a 20-step ordered funnel (18 prunes) took 2.1 CPU s to plan with it, 0.08 without.
+  if (s.kind === 'sequence') return 1 + 2 * s.steps.filter((st) => st.fn === 'filter' || st.fn === 'prune').length + planDepth(s.plan)
   return 1 + (s.kind === 'join' ? Math.max(planDepth(s.left), planDepth(s.right)) : planDepth(s.plan))
 }
 

@@ -12,8 +12,8 @@ interface Item {
 /**
  * A sequence (`SequenceStep`) as DuckDB window functions: one subquery level per depth of the steps'
  * dependencies (a window cannot read another window of its own SELECT), every level over the same
- * partition and order, so DuckDB sorts once per level that has a window. A `filter` is the `WHERE`
- * of the level after every step before it, so the windows of that level and later see its rows only.
+ * partition and order, so DuckDB sorts once per level that has a window. A `filter` (or `prune`) is the
+ * `WHERE` of the level after every step before it, so the windows of that level and later see its rows only.
  * Each level passes on only the columns read above it (DuckDB carried every column through every
  * sort otherwise), and steps nothing reads are left out.
  */
@@ -33,7 +33,8 @@ export function duckDbSequenceSql(call: SequenceCall): string {
   for (const step of call.steps) {
     const arg = step.arg?.sql(q) ?? ''
     const refs = step.arg?.refs ?? []
-    if (step.fn === 'filter') {
+    // A prune drops its rows here (fewer rows through each later sort), as a filter does.
+    if (step.fn === 'filter' || step.fn === 'prune') {
       const level = highest + 1
       at(level).where = { sql: arg, refs }
       at(level).items.push({ alias: step.alias, sql: 'TRUE', refs: [], window: false })
