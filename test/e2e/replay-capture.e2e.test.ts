@@ -3,7 +3,9 @@ import { test } from 'node:test'
 import { gzipSync } from 'node:zlib'
 import { randomBytes } from 'node:crypto'
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
-import { aRecording, aSnapshotBatch, readSessionFile } from '../helpers/replay.ts'
+import { privateApi } from '../helpers/private-api.ts'
+import { aRecording, aSnapshotBatch, listRecordings, readSessionFile } from '../helpers/replay.ts'
+import { createTestDatabase, TEST_POSTGRES_URL } from '../helpers/test-postgres.ts'
 
 const json = (v: unknown) => Buffer.from(JSON.stringify(v))
 const ORIGIN = 'https://shop.example.com'
@@ -102,4 +104,46 @@ test('a $snapshot without $session_id or $snapshot_data is refused with PostHog\
   assert.equal((await postSnapshots(app, ENCODINGS['plain JSON']!(path))).statusCode, 400)
   const wrongKey = await postSnapshots(app, ENCODINGS['plain JSON']!(aSnapshotBatch('phc_unknown', 's1', aRecording(1))))
   assert.equal(wrongKey.statusCode, 401)
+})
+
+/**
+ * posthog-js sends a `/s/` batch again, same body, when it saw no answer: its retry queue, or (seen in
+ * the browser test under load) a fetch cut off by a navigation that had reached Tally, re-sent by the
+ * unload beacon. The session must count it once.
+ */
+async function sentTwiceCountsOnce(app: TestApp) {
+  const sessionId = `s-${crypto.randomUUID()}`
+  const start = Date.now() - 600_000
+  const first = aRecording(start, { clicks: 2 })
+  const body = gzipSync(json(aSnapshotBatch(app.projectKey, sessionId, first)))
+  const post = async (payload: Buffer) => {
+    const res = await postSnapshots(app, { url: '/s/', headers: { 'content-type': 'text/plain' }, payload })
+    assert.equal(res.statusCode, 200, res.body)
+  }
+  const recording = async () => (await listRecordings(app)).results.find((r) => r.id === sessionId)!
+  // Twice at once (one worker batch), then once more after the worker wrote it (a later batch).
+  await Promise.all([post(body), post(body)])
+  assert.equal((await recording()).click_count, 2)
+  await post(body)
+  let r = await recording()
+  assert.deepEqual([r.click_count, r.console_error_count, r.keypress_count], [2, 1, 1])
+
+  // A different batch of the session still adds up.
+  const later = aRecording(start + 60_000, { clicks: 1 }).slice(2)
+  await post(gzipSync(json(aSnapshotBatch(app.projectKey, sessionId, later))))
+  r = await recording()
+  assert.deepEqual([r.click_count, r.console_error_count, r.keypress_count, r.recording_duration], [3, 2, 2, 80])
+  const api = privateApi(app)
+  const sources = (await api.get(`/session_recordings/${sessionId}/snapshots/`)).json().sources as unknown[]
+  assert.equal(sources.length, 2)
+  const lines = (await api.get(`/session_recordings/${sessionId}/snapshots/?source=blob_v2&start_blob_key=0&end_blob_key=1`)).body.trim().split('\n')
+  assert.deepEqual(lines.map((l) => JSON.parse(l)[1]), [...first, ...later])
+}
+
+test('a /s/ batch sent again (same body) counts once: clicks, console errors, snapshots', async (t) => {
+  await sentTwiceCountsOnce(await buildTestApp(t))
+})
+
+test('a /s/ batch sent again counts once on PostgreSQL with the bytes in the database', { skip: !TEST_POSTGRES_URL && 'needs TEST_POSTGRES_URL' }, async (t) => {
+  await sentTwiceCountsOnce(await buildTestApp(t, { env: { TALLY_DATABASE_URL: await createTestDatabase(t) } }))
 })

@@ -9,6 +9,11 @@ export interface RecordingBlock extends BlockLocation, Omit<SnapshotSummary, 'fi
   distinctId: string
   windowIds: string[]
   firstUrlMs: number | null
+  /**
+   * sha256 (base64url) of the block's uncompressed lines: a batch the SDK sends again has the same
+   * digest, and the worker keeps one block per digest and session. Absent on lines queued by older builds.
+   */
+  digest?: string
 }
 
 export function encodeBlock(b: RecordingBlock): string {

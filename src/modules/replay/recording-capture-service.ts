@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import { decodeCaptureBody, extractEvents, type CaptureBodyInput, type RawEvent } from '../../domain/events/index.ts'
@@ -31,7 +32,9 @@ export interface RecordingCaptureRequest {
  * `/s/`: decodes the body (every encoding capture takes: gzip sniffed or hinted, base64, form,
  * plain JSON), finds the project, and per session appends one block (gzip of `[windowId, event]`
  * lines) to the session's file, then queues the blocks' summaries. Resolves only once both are
- * durable, so a 200 means the snapshots will not be lost; nothing is acknowledged otherwise.
+ * durable, so a 200 means the snapshots will not be lost; nothing is acknowledged otherwise. A batch
+ * sent again (posthog-js retries, or re-sends by beacon on unload, whole batches) is stored again but
+ * carries the same content digest, by which the worker keeps it once.
  */
 export function createRecordingCaptureService(deps: RecordingCaptureDeps) {
   const unavailable = (err: unknown) =>
@@ -76,9 +79,11 @@ export function createRecordingCaptureService(deps: RecordingCaptureDeps) {
     const lines: string[] = []
     for (const g of groups) for (const e of g.events) lines.push(JSON.stringify([g.windowId, e]))
     const summary = summariseSnapshots(groups.flatMap((g) => g.events))
-    const data = await gzipAsync(lines.join('\n') + '\n', { level: 1 })
+    const text = lines.join('\n') + '\n'
+    const digest = createHash('sha256').update(text).digest('base64url')
+    const data = await gzipAsync(text, { level: 1 })
     const location = await deps.blobs.appendBlock(projectId, groups[0]!.sessionId, data)
-    return { ...location, ...summary, distinctId: groups[0]!.distinctId, windowIds: [...new Set(groups.map((g) => g.windowId))] }
+    return { ...location, ...summary, distinctId: groups[0]!.distinctId, windowIds: [...new Set(groups.map((g) => g.windowId))], digest }
   }
 }
 

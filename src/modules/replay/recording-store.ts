@@ -48,8 +48,8 @@ export interface RecordingFilter {
 
 /**
  * Recording metadata (MetaStore): block rows and the session rows recomputed from them.
- * `insertBlocks` is idempotent (a block is keyed by its byte range) and set-based (one statement
- * per batch whatever its size). A session is only ever served to its own project.
+ * `insertBlocks` is idempotent (a block is keyed by its byte range, and by its content digest when it
+ * has one: a batch the SDK sent twice counts once) and set-based (one statement per batch whatever its size). A session is only ever served to its own project.
  */
 export interface RecordingStore {
   insertBlocks(blocks: readonly RecordingBlock[]): Promise<void>

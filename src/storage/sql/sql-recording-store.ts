@@ -6,7 +6,8 @@ type Row = Record<string, any>
 
 const BLOCK_COLUMNS = `project_id int, session_id text, byte_offset bigint, byte_length int, start_ms float8, end_ms float8,
   distinct_id text, window_ids text[], event_count int, click_count int, keypress_count int, mouse_activity_count int,
-  console_log_count int, console_warn_count int, console_error_count int, active_ms bigint, first_url text, first_url_ms float8`
+  console_log_count int, console_warn_count int, console_error_count int, active_ms bigint, first_url text, first_url_ms float8,
+  content_digest text`
 
 // The session rows of the given (project, session) keys, recomputed from all their blocks.
 const UPSERT_SESSIONS = `
@@ -83,20 +84,20 @@ export function createSqlRecordingStore(db: SqlClient): RecordingStore {
         start_ms: b.startMs, end_ms: b.endMs, distinct_id: b.distinctId, window_ids: b.windowIds, event_count: b.events,
         click_count: b.clicks, keypress_count: b.keypresses, mouse_activity_count: b.mouseActivity,
         console_log_count: b.consoleLogs, console_warn_count: b.consoleWarns, console_error_count: b.consoleErrors,
-        active_ms: b.activeMs, first_url: b.firstUrl, first_url_ms: b.firstUrlMs,
+        active_ms: b.activeMs, first_url: b.firstUrl, first_url_ms: b.firstUrlMs, content_digest: b.digest ?? null,
       }))
       const json = JSON.stringify(rows)
       await db.inTransaction(async (tx) => {
         await tx.query(
           `INSERT INTO session_recording_blocks (project_id, session_id, byte_offset, byte_length, start_time, end_time, distinct_id,
              window_ids, event_count, click_count, keypress_count, mouse_activity_count, console_log_count, console_warn_count,
-             console_error_count, active_ms, first_url, first_url_time)
+             console_error_count, active_ms, first_url, first_url_time, content_digest)
            SELECT b.project_id, b.session_id, b.byte_offset, b.byte_length, to_timestamp(b.start_ms / 1000), to_timestamp(b.end_ms / 1000),
              b.distinct_id, b.window_ids, b.event_count, b.click_count, b.keypress_count, b.mouse_activity_count, b.console_log_count,
-             b.console_warn_count, b.console_error_count, b.active_ms, b.first_url, to_timestamp(b.first_url_ms / 1000)
+             b.console_warn_count, b.console_error_count, b.active_ms, b.first_url, to_timestamp(b.first_url_ms / 1000), b.content_digest
            FROM jsonb_to_recordset($1::jsonb) AS b(${BLOCK_COLUMNS})
            JOIN projects p ON p.id = b.project_id
-           ON CONFLICT (project_id, session_id, byte_offset) DO NOTHING`,
+           ON CONFLICT DO NOTHING`,
           [json],
         )
         await tx.query(UPSERT_SESSIONS, [json])
