@@ -11,6 +11,10 @@
 // and TMPDIR is not set: every test app creates a PostgreSQL data dir of 1,145 files, and creating a
 // file on this machine's disk costs ~0.4 ms (0.8 s a test app) against microseconds on a tmpfs. The
 // stores are the same; only a power cut, which no test simulates, would tell the two apart.
+//
+// dist/ is built first when it is not the build of the current src/ (scripts/build-dist.mjs
+// --if-stale: a hash of src/ when it is, as after `npm ci`, whose `prepare` builds it): the tests that
+// spawn the `tally` command run dist/main.js (test/helpers/tally-command.ts, which refuses a stale one).
 import { spawnSync } from 'node:child_process'
 import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -43,6 +47,12 @@ function ramTmpDir() {
   } catch {
     return null
   }
+}
+
+const build = spawnSync(process.execPath, [path.join(HERE, 'build-dist.mjs'), '--if-stale'], { stdio: 'inherit' })
+if (build.status !== 0) {
+  console.error('building dist/ failed: the tests that spawn the tally command need it')
+  process.exit(build.status ?? 1)
 }
 
 const tmp = ramTmpDir()

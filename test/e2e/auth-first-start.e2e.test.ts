@@ -4,13 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { test } from 'node:test'
+import { tallyArgs } from '../helpers/tally-command.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const ENV = { ...process.env, TALLY_LOG_LEVEL: 'info', TALLY_PERSON_CACHE_WARM: 'false' }
 
 /** `tally serve --port 0` on `dataDir`; resolves with everything it printed once `until` matches. */
 function serveUntil(dataDir: string, until: RegExp) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, tallyArgs('serve', '--port', '0', '--data-dir', dataDir), { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const printed = new Promise<string>((resolve, reject) => {
     let output = ''
@@ -61,14 +62,14 @@ test('first start prints a one-time set-up link on the bound port; the owner set
   await server.stop()
 
   // The second start prints no new link; `tally users create` adds an admin who can sign in.
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'users', 'create', '--email', 'Ada@Example.com', '--password', 'admin password', '--role', 'admin', '--data-dir', dataDir], { cwd: ROOT, env: ENV, encoding: 'utf8' })
+  const cli = spawnSync(process.execPath, tallyArgs('users', 'create', '--email', 'Ada@Example.com', '--password', 'admin password', '--role', 'admin', '--data-dir', dataDir), { cwd: ROOT, env: ENV, encoding: 'utf8' })
   assert.equal(cli.status, 0, cli.stderr)
   assert.match(cli.stdout, /user ada@example.com created \(admin\)/)
-  const noPassword = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'users', 'create', '--email', 'max@example.com', '--data-dir', dataDir], { cwd: ROOT, env: ENV, encoding: 'utf8' })
+  const noPassword = spawnSync(process.execPath, tallyArgs('users', 'create', '--email', 'max@example.com', '--data-dir', dataDir), { cwd: ROOT, env: ENV, encoding: 'utf8' })
   assert.equal(noPassword.status, 0, noPassword.stderr)
   const maxToken = /setup\?token=(\S+)/.exec(noPassword.stdout)?.[1]
   assert.ok(maxToken, noPassword.stdout)
-  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'users', 'create', '--email', 'x@example.com', '--role', 'root', '--data-dir', dataDir], { cwd: ROOT, env: ENV, encoding: 'utf8' })
+  const bad = spawnSync(process.execPath, tallyArgs('users', 'create', '--email', 'x@example.com', '--role', 'root', '--data-dir', dataDir), { cwd: ROOT, env: ENV, encoding: 'utf8' })
   assert.equal(bad.status, 2)
 
   const again = serveUntil(dataDir, /Tally ready on http:\/\/\S+/)

@@ -9,6 +9,7 @@ import { privateApi } from '../helpers/private-api.ts'
 import { readAllEvents } from '../helpers/capture-helpers.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { switchableStore } from '../helpers/ingestion-outage.ts'
+import { tallyArgs } from '../helpers/tally-command.ts'
 
 /** A store that refuses, as DuckDB refuses a value, every batch holding an event marked poison while `poisoned` is on. */
 function poisonableStore() {
@@ -73,7 +74,7 @@ testOnEachEngine('dead letters: tally dlq list and replay work on a stopped serv
   await app.close()
 
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'dlq', ...args, '--data-dir', app.dataDir], { encoding: 'utf8', env: { ...process.env, TALLY_LOG_LEVEL: 'silent', ...(app.config.storage.clickhouseUrl ? { TALLY_CLICKHOUSE_URL: app.config.storage.clickhouseUrl } : {}) } })
+    spawnSync(process.execPath, tallyArgs('dlq', ...args, '--data-dir', app.dataDir), { encoding: 'utf8', env: { ...process.env, TALLY_LOG_LEVEL: 'silent', ...(app.config.storage.clickhouseUrl ? { TALLY_CLICKHOUSE_URL: app.config.storage.clickhouseUrl } : {}) } })
   const list = cli('list', '--pending')
   assert.equal(list.status, 0, list.stderr)
   // The id is the store's own (DuckDB counts from 1; ClickHouse's are random, see its dead-letter store).

@@ -7,14 +7,15 @@ import { createTestDatabase, TEST_POSTGRES_URL } from '../helpers/test-postgres.
 import { natsQueueEnv, TEST_NATS_URL } from '../helpers/nats-server.ts'
 import { someEvents } from '../helpers/ingestion-outage.ts'
 import { eventually } from '../helpers/eventually.ts'
+import { tallyArgs } from '../helpers/tally-command.ts'
 
 test('with embedded stores, a role other than all refuses to start and says why', async (t) => {
   const dir = await tempDir(t)
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--role', 'capture', '--port', '0', '--data-dir', dir], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TALLY_NATS_URL: '', TALLY_DATABASE_URL: '' } })
+  const r = spawnSync(process.execPath, tallyArgs('serve', '--role', 'capture', '--port', '0', '--data-dir', dir), { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TALLY_NATS_URL: '', TALLY_DATABASE_URL: '' } })
   assert.equal(r.status, 1)
   assert.match(r.stderr, /--role capture: with embedded stores only --role all can run/)
   assert.match(r.stderr, /TALLY_DATABASE_URL.*TALLY_NATS_URL/)
-  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--role', 'capture,reader', '--data-dir', dir], { encoding: 'utf8', timeout: 120_000 })
+  const bad = spawnSync(process.execPath, tallyArgs('serve', '--role', 'capture,reader', '--data-dir', dir), { encoding: 'utf8', timeout: 120_000 })
   assert.equal(bad.status, 1)
   assert.match(bad.stderr, /"reader" is not a role/)
 })

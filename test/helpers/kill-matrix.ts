@@ -7,6 +7,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestContext } from 'node:test'
 import { copyDataDir, testEnv } from './test-app.ts'
+import { tallyArgs } from './tally-command.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -47,7 +48,7 @@ export interface Child {
 const BASE_ENV = { TALLY_QUEUE_SEGMENT_BYTES: '8192', TALLY_LOG_LEVEL: 'info', TALLY_PERSON_CACHE_WARM: 'false' }
 
 export function startChild(dataDir: string, env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, tallyArgs('serve', '--port', '0', '--data-dir', dataDir), {
     cwd: ROOT,
     env: { ...process.env, ...BASE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

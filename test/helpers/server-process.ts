@@ -4,6 +4,7 @@ import os from 'node:os'
 import type { TestContext } from 'node:test'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { tallyArgs } from './tally-command.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -19,7 +20,7 @@ export interface ServerProcess {
  * prints once ready. The caller stops it (SIGTERM, or SIGKILL to simulate a crash).
  */
 export async function startServerProcess(dataDir: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, tallyArgs('serve', '--port', '0', '--data-dir', dataDir), {
     cwd: ROOT,
     env: { ...process.env, TALLY_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@ import { cpSync, existsSync, realpathSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import type { TestContext } from 'node:test'
+import { after, type TestContext } from 'node:test'
 import pino, { type Logger } from 'pino'
 import type { EventStore } from '../../src/ingestion/event-store.ts'
 import { createApp, type TallyApp } from '../../src/app/create-app.ts'
@@ -143,5 +143,25 @@ export async function buildTestApp(
     personalKey: env.TALLY_PERSONAL_API_KEY,
     auth: { authorization: `Bearer ${env.TALLY_PERSONAL_API_KEY}` },
     projectId: projects[0].id,
+  }
+}
+
+/**
+ * Test apps shared by the tests of one file: `app(engine)` builds one per engine with `opts` the first
+ * time a test asks for it, and every app is closed when the file's tests end. Only for tests that
+ * stay independent on one app: they write nothing another test of the file reads (refused requests,
+ * or data under names of their own). Call it at a file's top level (it registers the closing hook).
+ * A test app costs ~1.2-1.7 s CPU to build and close (capture-errors.e2e: 30 of them, 50 s CPU).
+ */
+export function fileTestApps(opts: { env?: Record<string, string> } = {}): (engine?: Engine) => Promise<TestApp> {
+  const cleanups: Array<() => Promise<void>> = []
+  const apps = new Map<Engine, Promise<TestApp>>()
+  after(async () => {
+    for (const close of cleanups.reverse()) await close()
+  })
+  const hooks = { after: (fn: () => Promise<void>) => cleanups.push(fn) } as unknown as TestContext
+  return (engine = 'duckdb') => {
+    if (!apps.has(engine)) apps.set(engine, buildTestApp(hooks, { engine, env: opts.env }))
+    return apps.get(engine)!
   }
 }
