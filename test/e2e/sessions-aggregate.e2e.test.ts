@@ -201,3 +201,27 @@ test('sessions aggregate: the compaction leaves one partial per session and the 
   await eventually(async () => (await metric(after, 'tally_session_compaction_removed_partials_total')) === removed + 2 && (await metric(after, 'tally_session_partials')) === 3)
   assert.deepEqual(await sessions(after), later)
 })
+
+testOnEachEngine('sessions aggregate: HogQL bounds on $start_timestamp read whole sessions across them', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
+  // Each session's events in two micro-batches: a partial either side of a bound of the query.
+  const first = [
+    pv('s-before', 'a', '2024-06-04T23:50:00Z', 'https://t.example.com/before-1'),
+    pv('s-in', 'b', '2024-06-05T23:50:00Z', 'https://t.example.com/in-1'),
+    pv('s-after', 'c', '2024-06-06T00:05:00Z', 'https://t.example.com/after'),
+  ]
+  const second = [
+    pv('s-before', 'a', '2024-06-05T00:10:00Z', 'https://t.example.com/before-2'),
+    pv('s-in', 'b', '2024-06-06T00:20:00Z', 'https://t.example.com/in-2'),
+  ]
+  await captureEvents(app, first)
+  await captureEvents(app, second, first.length)
+  const rows = async (where: string) =>
+    (await queryOk(app, { kind: 'HogQLQuery', query: `SELECT session_id, $session_duration, $entry_current_url, $end_current_url, $pageview_count FROM sessions WHERE ${where} ORDER BY session_id` })).results
+  // s-before started before the day (its later partial is in it), s-in ends after it: whole, as without bounds.
+  const inDay = [['s-in', 1800, 'https://t.example.com/in-1', 'https://t.example.com/in-2', 2]]
+  assert.deepEqual(await rows(`$start_timestamp >= '2024-06-05' AND $start_timestamp < '2024-06-06'`), inDay)
+  assert.deepEqual(await rows(`toDateTime('2024-06-06 00:00:00') > $start_timestamp AND $start_timestamp >= toDateTime('2024-06-05 00:00:00')`), inDay)
+  assert.deepEqual(await rows(`$start_timestamp >= '2024-06-05'`), [...inDay, ['s-after', 0, 'https://t.example.com/after', 'https://t.example.com/after', 1]].sort((x, y) => String(x[0]).localeCompare(String(y[0]))))
+  assert.deepEqual(await rows(`$start_timestamp < '2024-06-05 00:00:00'`), [['s-before', 1200, 'https://t.example.com/before-1', 'https://t.example.com/before-2', 2]])
+})
