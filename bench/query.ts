@@ -8,6 +8,10 @@
 // whether the two answers are the same (the bench exits with 1, printing both, when they are not);
 // BENCH_CLICKHOUSE=0 skips it; BENCH_ONLY=<text> times only the queries whose name contains it. A query an
 // engine refuses (400) prints the refusal.
+// BENCH_SESSION_BATCH_MS=<ms>: DuckDB's sessions aggregate holds one partial per session per <ms> of event
+// time (as ingestion in micro-batches of that length writes it when events arrive as they happen) rather
+// than one per session; the queries are timed on those partials, then again after the compaction
+// (duckdb-session-compaction.ts) has merged them, with the partials' counts and the compaction's cost.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -20,6 +24,7 @@ import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { loadConfig } from '../src/config/load-config.ts'
 import { fillMaterializedSql } from '../src/storage/duckdb/materialized-properties.ts'
 import { FILL_SESSIONS_SQL } from '../src/storage/duckdb/duckdb-sessions.ts'
+import { createDuckDbSessionCompaction } from '../src/storage/duckdb/duckdb-session-compaction.ts'
 import { createDuckDbQueryEngine } from '../src/storage/duckdb/duckdb-query-engine.ts'
 import type { QueryEngine } from '../src/modules/query/query-engine.ts'
 import { AppError } from '../src/shared/errors.ts'
@@ -30,6 +35,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 300_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const DAYS = 30
+const SESSION_BATCH_MS = Number(process.env.BENCH_SESSION_BATCH_MS ?? 0)
 
 const dateRange = { date_from: '2024-06-01', date_to: '2024-06-30' }
 const webRange = { date_from: '2024-06-24', date_to: '2024-06-30' }
@@ -69,7 +75,12 @@ async function main() {
       // As the event store would have: the materialized property columns, and the sessions aggregate
       // (as migration 0011's backfill fills it; ClickHouse's view fills its own as the rows go in).
       await duck.connection.run(fillMaterializedSql())
-      await duck.connection.run(FILL_SESSIONS_SQL)
+      if (SESSION_BATCH_MS > 0) {
+        // The macro's partials per (session, batch): the batch rides in the session id, then is cut off.
+        await duck.connection.run(`CREATE TEMP VIEW bench_batched AS SELECT * REPLACE (mat_session_id || chr(1) || (epoch_ms(timestamp) // ${SESSION_BATCH_MS}) AS mat_session_id) FROM events`)
+        await duck.connection.run(`INSERT INTO sessions SELECT * REPLACE (split_part(session_id, chr(1), 1) AS session_id) FROM session_partials('bench_batched')`)
+        await duck.connection.run('DROP VIEW bench_batched')
+      } else await duck.connection.run(FILL_SESSIONS_SQL)
       await duck.connection.run('CHECKPOINT')
       console.log(`loaded ${EVENTS.toLocaleString()} events of ${PERSONS.toLocaleString()} persons over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
       if (process.env.BENCH_KEEP) console.log(`kept in ${path.join(dir, 'events.duckdb')}`)
@@ -114,15 +125,34 @@ async function main() {
       }
       return { cells: [median(walls).toFixed(3), median(cpus).toFixed(3), serverCpu ? median(servers).toFixed(2) : ''], answer }
     }
-    console.log(`\n| query | DuckDB wall median (s) | DuckDB CPU (s) | ClickHouse wall median (s) | Node CPU (s) | ClickHouse server CPU (s) | same answer | target (s) |\n|---|---|---|---|---|---|---|---|`)
     const differing: string[] = []
-    for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
-      if (process.env.BENCH_ONLY && !name.includes(process.env.BENCH_ONLY)) continue
-      const duckRun = await time(duckQueries, query)
-      const chRun = chQueries ? await time(chQueries, query, clickhouse!.serverCpu) : { cells: ['not run', '', ''] }
-      const same = duckRun.answer === undefined || chRun.answer === undefined ? '' : duckRun.answer === chRun.answer ? 'yes' : 'NO'
-      if (same === 'NO') differing.push(`${name}:\n  DuckDB     ${duckRun.answer!.slice(0, 2000)}\n  ClickHouse ${chRun.answer!.slice(0, 2000)}`)
-      console.log(`| ${name} | ${duckRun.cells[0]} | ${duckRun.cells[1]} | ${chRun.cells.join(' | ')} | ${same} | ${target} |`)
+    const answers = new Map<string, string | undefined>()
+    const table = async () => {
+      console.log(`\n| query | DuckDB wall median (s) | DuckDB CPU (s) | ClickHouse wall median (s) | Node CPU (s) | ClickHouse server CPU (s) | same answer | target (s) |\n|---|---|---|---|---|---|---|---|`)
+      for (const [name, { query, target }] of Object.entries(BENCH_QUERIES)) {
+        if (process.env.BENCH_ONLY && !name.includes(process.env.BENCH_ONLY)) continue
+        const duckRun = await time(duckQueries, query)
+        const chRun = chQueries ? await time(chQueries, query, clickhouse!.serverCpu) : { cells: ['not run', '', ''] }
+        const same = duckRun.answer === undefined || chRun.answer === undefined ? '' : duckRun.answer === chRun.answer ? 'yes' : 'NO'
+        if (same === 'NO') differing.push(`${name}:\n  DuckDB     ${duckRun.answer!.slice(0, 2000)}\n  ClickHouse ${chRun.answer!.slice(0, 2000)}`)
+        // After the compaction: DuckDB must answer as it did on the partials.
+        if (answers.has(name) && answers.get(name) !== duckRun.answer) differing.push(`${name}: DuckDB's answer changed with the compaction`)
+        answers.set(name, duckRun.answer)
+        console.log(`| ${name} | ${duckRun.cells[0]} | ${duckRun.cells[1]} | ${chRun.cells.join(' | ')} | ${same} | ${target} |`)
+      }
+    }
+    const partials = async () => Number((await duck.connection.runAndReadAll('SELECT count(*)::DOUBLE FROM sessions')).getColumnsJS()[0]![0])
+    if (SESSION_BATCH_MS > 0) console.log(`\nsessions aggregate: ${(await partials()).toLocaleString()} partials (one per session and ${SESSION_BATCH_MS} ms batch)`)
+    await table()
+    if (SESSION_BATCH_MS > 0) {
+      const compaction = createDuckDbSessionCompaction(await duck.connect())
+      const cpu = process.cpuUsage()
+      const t0 = performance.now()
+      let steps = 0
+      while ((await compaction.compactStep(20_000)).more) steps++
+      const used = process.cpuUsage(cpu)
+      console.log(`\ncompaction: ${steps + 1} steps of at most 20,000 sessions, ${((performance.now() - t0) / 1000).toFixed(1)} s wall, ${((used.user + used.system) / 1e6).toFixed(1)} s CPU; ${(await partials()).toLocaleString()} partials left`)
+      await table()
     }
     // Both engines hold the same rows (bench/query-data.ts): their answers must agree.
     if (differing.length) {

@@ -21,6 +21,7 @@ import { createDuckDbQueryEngine } from '../storage/duckdb/duckdb-query-engine.t
 import type { PersonOverrideStore } from '../ingestion/person-store.ts'
 import { openClickHouseStores } from '../storage/clickhouse/open-clickhouse-stores.ts'
 import { createDuckDbEventRetention } from '../storage/duckdb/duckdb-event-retention.ts'
+import { createDuckDbSessionCompaction } from '../storage/duckdb/duckdb-session-compaction.ts'
 import { openFileEventQueue } from '../queue/file-event-queue.ts'
 import { openNatsEventQueue } from '../queue/nats-event-queue.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
@@ -160,6 +161,8 @@ export async function createAdapters(
   const personEvents = createDuckDbPersonEventStore(await duck.connect())
   // Queries get a pool of their own connections, one per query allowed at once.
   const eventRetention = createDuckDbEventRetention(await duck.connect())
+  // Its own connection: its transactions run beside ingestion's appends (duckdb-session-compaction.ts).
+  const sessionCompaction = createDuckDbSessionCompaction(await duck.connect())
   const queryEngine = createDuckDbQueryEngine(() => duck.connect({ reads: true }), { poolSize: config.query?.concurrency ?? 4, memoryLimit: config.storage.duckdbMemoryLimit })
   const queue = await openQueueUnless(parts.queue === false, config, parts.logger)
   // Its own connection: the check never waits behind an ingestion batch.
@@ -177,6 +180,7 @@ export async function createAdapters(
     personEvents,
     queryEngine,
     eventRetention,
+    sessionCompaction,
     changes,
     ping: {
       metadata: () => meta.query('SELECT 1'),

@@ -14,6 +14,7 @@ import { createDefinitionsStep } from '../ingestion/steps/definitions-step.ts'
 import { createNotifyStep } from '../ingestion/steps/notify-step.ts'
 import { startOutboxSender } from '../modules/notifications/outbox-sender.ts'
 import { startRetentionJob } from '../modules/retention/retention-job.ts'
+import { startSessionCompactionJob } from '../modules/session-aggregate/session-compaction-job.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createSqlIngestionGroupStore, createSqlIngestionPersonStore } from '../storage/sql/sql-ingestion-person-store.ts'
 import { startPersonCacheWarmUp, type PersonCacheWarmUp } from '../modules/decide/warm-person-cache.ts'
@@ -69,7 +70,15 @@ export async function createApp(
       logger: logger.child({ module: 'retention' }),
       checkMs: config.retention.checkMs,
     })
-    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory(), { retention: retention ? retention.stats : undefined })
+    const compaction = worker && stores.sessionCompaction && config.sessions.compactCheckMs > 0 && startSessionCompactionJob({
+      store: stores.sessionCompaction,
+      logger: logger.child({ module: 'sessions' }),
+      checkMs: config.sessions.compactCheckMs,
+    })
+    const metrics = createMetrics(services, stores.queue, ingestionHealth, () => stores.memory(), {
+      retention: retention ? retention.stats : undefined,
+      sessionCompaction: compaction ? compaction.stats : undefined,
+    })
     const { notifications } = services
     const outboxSender = worker && startOutboxSender({
       store: notifications.outbox,
@@ -145,6 +154,7 @@ export async function createApp(
           if (outboxSender) await outboxSender.stop()
           await notifications.webhookClient.close()
           if (retention) await retention.stop()
+          if (compaction) await compaction.stop()
           await stores.close()
         })()
         return closing

@@ -5,6 +5,7 @@ import type { Services } from './create-services.ts'
 import type { EventQueue } from '../queue/event-queue.ts'
 import type { OutboxSenderDeps } from '../modules/notifications/outbox-sender.ts'
 import type { RetentionStats } from '../modules/retention/retention-job.ts'
+import type { SessionCompactionStats } from '../modules/session-aggregate/session-compaction-job.ts'
 
 /**
  * The Prometheus registry: process metrics (memory, CPU, event-loop lag, GC) and Tally's own, read
@@ -15,7 +16,7 @@ export function createMetrics(
   queue: EventQueue,
   ingestion: () => IngestionHealth,
   storeMemory: () => Promise<Record<string, number>>,
-  background: { retention?: () => RetentionStats } = {},
+  background: { retention?: () => RetentionStats; sessionCompaction?: () => SessionCompactionStats } = {},
 ): { registry: Registry; timedEventStore(store: EventStore): EventStore; outboxOutcome: OutboxSenderDeps['onOutcome'] } {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -124,6 +125,12 @@ export function createMetrics(
     counterOf('tally_retention_deleted_events_total', 'Events deleted by the retention job since start', () => stats().deletedEvents)
     counterOf('tally_retention_deleted_person_overrides_total', 'Person overrides the retention job removed since start: no stored event of their old person was left', () => stats().deletedPersonOverrides)
     counterOf('tally_retention_deleted_dead_letters_total', 'Dead letters deleted by the retention job since start', () => stats().deletedDeadLetters)
+  }
+  if (background.sessionCompaction) {
+    const stats = background.sessionCompaction
+    gaugeOf('tally_session_partials', 'Partial rows of the sessions aggregate after the compaction\'s last step (0: no step yet)', () => stats().partials ?? 0)
+    counterOf('tally_session_compaction_merged_sessions_total', 'Sessions whose partials the compaction merged into one row, since start', () => stats().mergedSessions)
+    counterOf('tally_session_compaction_removed_partials_total', 'Partial rows of the sessions aggregate the compaction removed by merging, since start', () => stats().removedPartials)
   }
   const outboxMessages = new Counter({
     name: 'tally_webhook_messages_total',

@@ -26,6 +26,7 @@ import { createPersonServices } from './create-person-services.ts'
 import type { PersonEventStore } from '../modules/persons/person-store.ts'
 import type { Logger } from 'pino'
 import type { EventRetentionStore } from '../modules/retention/event-retention-store.ts'
+import type { SessionCompactionStore } from '../modules/session-aggregate/session-compaction-store.ts'
 import type { ChangeBus } from '../shared/change-bus.ts'
 import { createSqlDefinitionStore } from '../storage/sql/sql-definition-store.ts'
 import { createDefinitionService } from '../modules/definitions/definition-service.ts'
@@ -51,6 +52,8 @@ export interface Stores {
   queryEngine: QueryEngine
   /** Deletes events past a project's retention. */
   eventRetention: EventRetentionStore
+  /** Merges the sessions aggregate's partials (DuckDB; ClickHouse's stay as the view writes them). */
+  sessionCompaction?: SessionCompactionStore
   /** Cache invalidations across processes (none embedded). */
   changes?: ChangeBus
 }

@@ -113,6 +113,11 @@ export interface Config {
   /** `checkMs`: how often the retention job looks at the projects' `event_retention_days`. */
   readonly retention: { readonly checkMs: number }
   /**
+   * `compactCheckMs`: how often the worker merges the sessions aggregate's partials (DuckDB; 0: never).
+   * Between passes a live session gains one partial per micro-batch that holds its events.
+   */
+  readonly sessions: { readonly compactCheckMs: number }
+  /**
    * GeoIP at ingestion and in /decide (`TALLY_GEOIP`, on by default; each project can turn it off too):
    * `databasePath` an MMDB City file to use instead of the bundled DB-IP Lite data (`TALLY_GEOIP_DB`).
    */
@@ -347,6 +352,9 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     },
     retention: {
       checkMs: int('TALLY_RETENTION_CHECK_MS', env.TALLY_RETENTION_CHECK_MS, 60_000, 100, 3_600_000),
+    },
+    sessions: {
+      compactCheckMs: int('TALLY_SESSIONS_COMPACT_CHECK_MS', env.TALLY_SESSIONS_COMPACT_CHECK_MS, 60_000, 0, 3_600_000),
     },
     webhooks: {
       siteUrl: env.TALLY_SITE_URL ? env.TALLY_SITE_URL.replace(/\/+$/, '') : null,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import type { TestContext } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { clickHouseStatement, freshClickHouseUrl } from '../helpers/clickhouse.ts'
 import { captureEvents, queryOk, type TestEvent } from '../helpers/query-data.ts'
@@ -140,4 +140,88 @@ testOnEachEngine('sessions aggregate: the migration fills it from the events sto
     ['s-1', 'u1', 15, 'https://m.example.com/one', 'm.example.com', 'https://m.example.com/two', 'm.example.com', 2, 0, 'newsletter', null, 'Email'],
     ['s-2', 'u2', 0, 'https://m.example.com/three', 'm.example.com', 'https://m.example.com/three', 'm.example.com', 1, 0, null, null, 'Unknown'],
   ])
+})
+
+/** A metric's value in `/_metrics` (undefined when absent). */
+async function metric(app: TestApp, name: string): Promise<number | undefined> {
+  const text = (await app.http.inject({ method: 'GET', url: '/_metrics' })).body
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)
+  return m ? Number(m[1]) : undefined
+}
+
+test('sessions aggregate: the compaction leaves one partial per session and the same answers, before and after a later batch [duckdb]', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tally-sessions-compact-'))
+  t.after(() => rm(dataDir, { recursive: true, force: true }))
+  const hooks: Array<() => Promise<void>> = []
+  const before = await buildTestApp({ after: (fn: () => Promise<void>) => hooks.push(fn) } as unknown as TestContext, { dataDir, env: { TALLY_SESSIONS_COMPACT_CHECK_MS: '0' } })
+  // Three sessions over four micro-batches (each capture waits until its events are stored).
+  const batches: TestEvent[][] = [
+    [pv('s-1', 'anon', '2024-06-05T10:00:30Z', 'https://w.example.com/two'), pv('s-2', 'v', '2024-06-05T11:00:00Z', 'https://w.example.com/solo')],
+    [pv('s-1', 'anon', '2024-06-05T10:00:00Z', 'https://w.example.com/one', { utm_source: 'google', utm_medium: 'cpc', $referring_domain: 'www.google.com' })],
+    [{ event: '$autocapture', distinct_id: 'user-1', timestamp: '2024-06-05T10:01:00Z', properties: { $session_id: 's-1', $current_url: 'https://w.example.com/three' } },
+      pv('s-3', 'x', '2024-06-05T23:59:55Z', 'https://w.example.com/late')],
+    [pv('s-3', 'x', '2024-06-06T00:00:20Z', 'https://w.example.com/after-midnight', { msclkid: 'not-entry' })],
+  ]
+  let stored = 0
+  for (const b of batches) {
+    await captureEvents(before, b, stored)
+    stored += b.length
+  }
+  const overview = async (app: TestApp) => {
+    const r = await queryOk(app, { kind: 'WebOverviewQuery', dateRange: { date_from: '2024-06-05', date_to: '2024-06-05' }, properties: [] })
+    return r.results.map((x: { key: string; value: unknown }) => [x.key, x.value])
+  }
+  const expected = [
+    ['s-1', 'user-1', 60, 'https://w.example.com/one', 'w.example.com', 'https://w.example.com/three', 'w.example.com', 2, 1, 'google', null, 'Paid Search'],
+    ['s-2', 'v', 0, 'https://w.example.com/solo', 'w.example.com', 'https://w.example.com/solo', 'w.example.com', 1, 0, null, null, 'Unknown'],
+    ['s-3', 'x', 25, 'https://w.example.com/late', 'w.example.com', 'https://w.example.com/after-midnight', 'w.example.com', 2, 0, null, null, 'Unknown'],
+  ]
+  assert.deepEqual(await sessions(before), expected)
+  const overviewBefore = await overview(before)
+  assert.equal(await metric(before, 'tally_session_partials'), undefined, 'no compaction while it is off')
+  await closeApp(hooks)
+
+  // Opened again with the compaction on: the six partials (more if a capture took two batches) become three rows.
+  const keys = { TALLY_PROJECT_API_KEY: before.projectKey, TALLY_PERSONAL_API_KEY: before.personalKey }
+  const after = await buildTestApp(t, { dataDir, env: { TALLY_SESSIONS_COMPACT_CHECK_MS: '100', ...keys } })
+  await eventually(async () => (await metric(after, 'tally_session_partials')) === 3)
+  assert.ok((await metric(after, 'tally_session_compaction_removed_partials_total'))! >= 3)
+  assert.deepEqual(await sessions(after), expected)
+  assert.deepEqual(await overview(after), overviewBefore)
+
+  // A later batch of a compacted session: a new partial beside its merged row, merged by queries, then compacted.
+  const removed = (await metric(after, 'tally_session_compaction_removed_partials_total'))!
+  await captureEvents(after, [pv('s-1', 'user-1', '2024-06-05T10:02:00Z', 'https://w.example.com/four'), pv('s-2', 'v', '2024-06-05T10:59:58Z', 'https://w.example.com/earlier')], stored)
+  const later = [
+    ['s-1', 'user-1', 120, 'https://w.example.com/one', 'w.example.com', 'https://w.example.com/four', 'w.example.com', 3, 1, 'google', null, 'Paid Search'],
+    ['s-2', 'v', 2, 'https://w.example.com/earlier', 'w.example.com', 'https://w.example.com/solo', 'w.example.com', 2, 0, null, null, 'Unknown'],
+    expected[2],
+  ]
+  assert.deepEqual(await sessions(after), later)
+  await eventually(async () => (await metric(after, 'tally_session_compaction_removed_partials_total')) === removed + 2 && (await metric(after, 'tally_session_partials')) === 3)
+  assert.deepEqual(await sessions(after), later)
+})
+
+testOnEachEngine('sessions aggregate: HogQL bounds on $start_timestamp read whole sessions across them', async (t, engine) => {
+  const app = await buildTestApp(t, { engine })
+  // Each session's events in two micro-batches: a partial either side of a bound of the query.
+  const first = [
+    pv('s-before', 'a', '2024-06-04T23:50:00Z', 'https://t.example.com/before-1'),
+    pv('s-in', 'b', '2024-06-05T23:50:00Z', 'https://t.example.com/in-1'),
+    pv('s-after', 'c', '2024-06-06T00:05:00Z', 'https://t.example.com/after'),
+  ]
+  const second = [
+    pv('s-before', 'a', '2024-06-05T00:10:00Z', 'https://t.example.com/before-2'),
+    pv('s-in', 'b', '2024-06-06T00:20:00Z', 'https://t.example.com/in-2'),
+  ]
+  await captureEvents(app, first)
+  await captureEvents(app, second, first.length)
+  const rows = async (where: string) =>
+    (await queryOk(app, { kind: 'HogQLQuery', query: `SELECT session_id, $session_duration, $entry_current_url, $end_current_url, $pageview_count FROM sessions WHERE ${where} ORDER BY session_id` })).results
+  // s-before started before the day (its later partial is in it), s-in ends after it: whole, as without bounds.
+  const inDay = [['s-in', 1800, 'https://t.example.com/in-1', 'https://t.example.com/in-2', 2]]
+  assert.deepEqual(await rows(`$start_timestamp >= '2024-06-05' AND $start_timestamp < '2024-06-06'`), inDay)
+  assert.deepEqual(await rows(`toDateTime('2024-06-06 00:00:00') > $start_timestamp AND $start_timestamp >= toDateTime('2024-06-05 00:00:00')`), inDay)
+  assert.deepEqual(await rows(`$start_timestamp >= '2024-06-05'`), [...inDay, ['s-after', 0, 'https://t.example.com/after', 'https://t.example.com/after', 1]].sort((x, y) => String(x[0]).localeCompare(String(y[0]))))
+  assert.deepEqual(await rows(`$start_timestamp < '2024-06-05 00:00:00'`), [['s-before', 1200, 'https://t.example.com/before-1', 'https://t.example.com/before-2', 2]])
 })

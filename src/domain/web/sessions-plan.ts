@@ -53,6 +53,14 @@ const FROM_URL: ReadonlyArray<readonly [column: string, url: string, of: (url: E
   ['end_hostname', 'end_current_url', urlHost],
 ]
 
+/** The partials whose start lies in `read` (either end open), or all. */
+function partialsIn(read: { from?: Date; to?: Date } | undefined): Expr | undefined {
+  return and(
+    read?.from ? bin('>=', col('min_ms'), lit(read.from.getTime())) : undefined,
+    read?.to ? bin('<', col('min_ms'), lit(read.to.getTime())) : undefined,
+  )
+}
+
 /** Columns of `sessionsPlan`'s rows (with `channel_type` when asked). */
 export const SESSION_COLUMNS = [
   'session_id', 'start_ms', 'end_ms', 'session_duration', 'is_bounce', 'pageview_count', 'autocapture_count', 'screen_count',
@@ -95,14 +103,14 @@ const CHANNEL_INPUTS = ['entry_utm_source', 'entry_utm_medium', 'entry_utm_campa
 
 /**
  * One row per session with events in `[from, to)` (the caller widens its periods by
- * `SESSION_SPAN_MS` on both sides so that every session it reads is whole; every session of the
- * project without `read`, as HogQL's `sessions` table): the session id, start,
+ * `SESSION_SPAN_MS` on both sides so that every session it reads is whole; either end may be open;
+ * every session of the project without `read`): the session id, start,
  * end, duration, counts and bounce, and the other `SESSION_COLUMNS` named in `needs` (as PostHog's
  * lazy sessions table selects only the fields a query reads: each entry property is state kept per
  * session). `channel_type` in `needs` adds PostHog's `$channel_type` (a large constant lookup); `EXTRA`
  * columns are there only when named.
  */
-export function sessionsPlan(read: { from: Date; to: Date } | undefined, needs: ReadonlySet<string> = new Set()): Plan {
+export function sessionsPlan(read: { from?: Date; to?: Date } | undefined, needs: ReadonlySet<string> = new Set()): Plan {
   const channel = needs.has('channel_type')
   const urls = FROM_URL.filter(([c]) => needs.has(c))
   const wanted = new Set([...needs, ...(channel ? CHANNEL_INPUTS : []), ...urls.map(([, url]) => url)])
@@ -131,7 +139,7 @@ export function sessionsPlan(read: { from: Date; to: Date } | undefined, needs: 
       { alias: 'screen_count', expr: total('screens') },
       ...extra.map((c) => ({ alias: c, expr: extraItem[c] })),
     ],
-    where: read ? and(bin('>=', col('min_ms'), lit(read.from.getTime())), bin('<', col('min_ms'), lit(read.to.getTime()))) : undefined,
+    where: partialsIn(read),
     groupBy: [col('session_id')],
   }
   const seconds = (c: string): Expr => ({ op: 'floor', arg: bin('/', col(c), lit(1000)) })

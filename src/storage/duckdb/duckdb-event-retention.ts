@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { EventRetentionStore } from '../../modules/retention/event-retention-store.ts'
-import { noteTouchedSessions, rebuildTouchedSessions } from './duckdb-sessions.ts'
+import { noteTouchedSessions, rebuildTouchedSessions, serializeSessionRewrite } from './duckdb-sessions.ts'
 
 /**
  * Retention on DuckDB: at most `limit` events a step (a DELETE by rowid of the oldest), so the
@@ -13,23 +13,25 @@ export function createDuckDbEventRetention(connection: DuckDBConnection): EventR
     async deleteBefore(projectId, before, limit) {
       const at = before.toISOString()
       // The step and the rebuild of its sessions in one transaction (duckdb-sessions.ts).
-      await connection.run('BEGIN TRANSACTION')
-      let deleted: number
-      try {
-        await connection.run(
-          `CREATE OR REPLACE TEMP TABLE retention_step AS
-           SELECT rowid AS r FROM events WHERE project_id = $1::INTEGER AND timestamp < $2::TIMESTAMPTZ LIMIT $3::BIGINT`,
-          [projectId, at, limit],
-        )
-        await noteTouchedSessions(connection, projectId, 'rowid IN (SELECT r FROM retention_step)')
-        deleted = Number((await connection.run('DELETE FROM events WHERE rowid IN (SELECT r FROM retention_step)')).rowsChanged)
-        await rebuildTouchedSessions(connection, projectId)
-        await connection.run('DROP TABLE retention_step')
-        await connection.run('COMMIT')
-      } catch (err) {
-        await connection.run('ROLLBACK').catch(() => undefined)
-        throw err
-      }
+      const deleted = await serializeSessionRewrite(async () => {
+        await connection.run('BEGIN TRANSACTION')
+        try {
+          await connection.run(
+            `CREATE OR REPLACE TEMP TABLE retention_step AS
+             SELECT rowid AS r FROM events WHERE project_id = $1::INTEGER AND timestamp < $2::TIMESTAMPTZ LIMIT $3::BIGINT`,
+            [projectId, at, limit],
+          )
+          await noteTouchedSessions(connection, projectId, 'rowid IN (SELECT r FROM retention_step)')
+          const n = Number((await connection.run('DELETE FROM events WHERE rowid IN (SELECT r FROM retention_step)')).rowsChanged)
+          await rebuildTouchedSessions(connection, projectId)
+          await connection.run('DROP TABLE retention_step')
+          await connection.run('COMMIT')
+          return n
+        } catch (err) {
+          await connection.run('ROLLBACK').catch(() => undefined)
+          throw err
+        }
+      })
       const letters = await connection.run('DELETE FROM events_dead_letter WHERE project_id = ?::INTEGER AND failed_at < ?::TIMESTAMPTZ', [projectId, at])
       const more = deleted >= limit
       // Once the old events are gone: overrides whose old person has no event left are never read

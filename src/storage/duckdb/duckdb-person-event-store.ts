@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { PersonEventStore } from '../../modules/persons/person-store.ts'
-import { noteTouchedSessions, rebuildTouchedSessions } from './duckdb-sessions.ts'
+import { noteTouchedSessions, rebuildTouchedSessions, serializeSessionRewrite } from './duckdb-sessions.ts'
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 
@@ -32,7 +32,7 @@ export function createDuckDbPersonEventStore(c: DuckDBConnection): PersonEventSt
   return {
     // One transaction at a time on this connection (DuckDB's BEGIN is per connection).
     deletePersonEvents(projectId, personUuid) {
-      const run = chain.then(() => deleteEvents(projectId, personUuid))
+      const run = chain.then(() => serializeSessionRewrite(() => deleteEvents(projectId, personUuid)))
       chain = run.catch(() => undefined)
       return run
     },

@@ -39,3 +39,18 @@ export async function rebuildTouchedSessions(c: DuckDBConnection, projectId: num
   await c.run(`DROP TABLE ${KEPT}`)
   await c.run(`DROP TABLE ${TOUCHED}`)
 }
+
+let rewrites: Promise<unknown> = Promise.resolve()
+
+/**
+ * Runs `fn` (a transaction that deletes partials: a rebuild above or the compaction) after the other
+ * such transactions of this process have ended. Two transactions deleting the same partial conflict
+ * in DuckDB ("Conflict on tuple deletion") and one fails: a GDPR deletion or a retention step would
+ * fail because the compaction happened to merge the same session. Ingestion only appends partials,
+ * which never conflicts, and does not take this.
+ */
+export function serializeSessionRewrite<T>(fn: () => Promise<T>): Promise<T> {
+  const run = rewrites.then(fn)
+  rewrites = run.catch(() => undefined)
+  return run
+}

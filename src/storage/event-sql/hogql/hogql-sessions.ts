@@ -1,5 +1,6 @@
+import type { HogQLExpr } from '../../../domain/hogql/hogql-ast.ts'
 import { hogqlError } from '../../../domain/hogql/hogql-error.ts'
-import { SESSION_FIELDS, sessionsPlan } from '../../../domain/web/sessions-plan.ts'
+import { SESSION_FIELDS, SESSION_SPAN_MS, sessionsPlan } from '../../../domain/web/sessions-plan.ts'
 import { compileSubPlan } from '../compile-plan.ts'
 import type { HType, Typed } from './hogql-sql-types.ts'
 import type { HogQLTable, TableContext, TableRef } from './hogql-tables.ts'
@@ -31,9 +32,46 @@ function sessionColumn(chain: readonly string[], table: string): string {
   return column
 }
 
-/** The project's sessions (every session id of its events) with these columns, as a SELECT. */
-function sessionsSql(columns: ReadonlySet<string>, c: TableContext): string {
-  return compileSubPlan(sessionsPlan(undefined, columns), c.projectId, c.dialect.events, c.params)
+/** The project's sessions (every session id of its events, or those `start` allows) with these columns, as a SELECT. */
+function sessionsSql(columns: ReadonlySet<string>, c: TableContext, start?: { from?: Date; to?: Date }): string {
+  return compileSubPlan(sessionsPlan(start, columns), c.projectId, c.dialect.events, c.params)
+}
+
+/** A constant time of a bound: a date or date-time text, as is or in toDateTime/toDate (taken as UTC; the margin covers any zone). */
+function constantTime(e: HogQLExpr): number | null {
+  const text = e.kind === 'constant' ? e.value
+    : e.kind === 'call' && ['toDateTime', 'toDate'].includes(e.name) && e.args.length === 1 && e.args[0]!.kind === 'constant' ? e.args[0]!.value
+    : null
+  if (typeof text !== 'string' || !/^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(text)) return null
+  const ms = Date.parse(`${text.length === 10 ? text : text.replace(' ', 'T')}${text.length === 10 ? '' : 'Z'}`)
+  return Number.isFinite(ms) ? ms : null
+}
+
+/** Widening of a `$start_timestamp` bound into one on the partials: a session's partials start within a day after it, and a day for the zone. */
+const MARGIN_MS = SESSION_SPAN_MS + 86_400_000
+
+/**
+ * The `$start_timestamp` bounds among the WHERE's top-level AND terms (`$start_timestamp >= '…'`,
+ * `< toDateTime('…')`, either side), widened into bounds on the partials' start. A session starting in
+ * the bounds has every partial in the widened ones; a session starting before the lower bound less a
+ * day has none past the bound, so it cannot pass the WHERE however few of its partials are read. The
+ * WHERE still decides.
+ */
+function startBounds(where: HogQLExpr | null, ref: TableRef, only: boolean): { from?: Date; to?: Date } | undefined {
+  const isStart = (e: HogQLExpr) =>
+    e.kind === 'field' && ((only && e.chain.length === 1 && e.chain[0] === '$start_timestamp') || (e.chain.length === 2 && e.chain[0] === ref.name && e.chain[1] === '$start_timestamp'))
+  const flip: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' }
+  let from = -Infinity
+  let to = Infinity
+  for (const term of where?.kind === 'and' ? where.args : where ? [where] : []) {
+    if (term.kind !== 'compare' || !flip[term.op]) continue
+    const [op, at] = isStart(term.left) ? [term.op, constantTime(term.right)] : isStart(term.right) ? [flip[term.op]!, constantTime(term.left)] : [null, null]
+    if (op === null || at === null) continue
+    if (op === '>' || op === '>=') from = Math.max(from, at - MARGIN_MS)
+    else to = Math.min(to, at + MARGIN_MS)
+  }
+  if (from === -Infinity && to === Infinity) return undefined
+  return { ...(from > -Infinity ? { from: new Date(from) } : {}), ...(to < Infinity ? { to: new Date(to) } : {}) }
 }
 
 /** `SELECT * FROM sessions`: PostHog's fields without its aliases (`id`, `duration`, `$exit_*`). */
@@ -48,7 +86,11 @@ export const SESSIONS: HogQLTable = {
     ref.sessionColumns.add(column)
     return sessionValue(`${ref.sqlAlias}.${c.dialect.quote(column)}`, column)
   },
-  relation: (ref, c) => `(${sessionsSql(ref.sessionColumns, c)}) AS ${ref.sqlAlias}`,
+  relation: (ref, c) => `(${sessionsSql(ref.sessionColumns, c, ref.sessionStart)}) AS ${ref.sqlAlias}`,
+  // `$start_timestamp` pushed into the partials' scan (ClickHouse's table is sorted by their start).
+  narrow(ref, where, only) {
+    ref.sessionStart = startBounds(where, ref, only)
+  },
 }
 
 const joined = (column: string) => `__session_${column}`

@@ -1,3 +1,4 @@
+import type { HogQLExpr } from '../../../domain/hogql/hogql-ast.ts'
 import { hogqlError } from '../../../domain/hogql/hogql-error.ts'
 import type { SqlParams } from '../sql-params.ts'
 import type { HogQLDialect } from './hogql-dialect.ts'
@@ -17,6 +18,8 @@ export interface TableRef {
   needsPerson: boolean
   /** The session columns its fields read (`sessions`, `events.session.*`): only those are computed. */
   sessionColumns: Set<string>
+  /** `sessions`: where the partials read may start, from the query's bounds on `$start_timestamp` (all when absent). */
+  sessionStart?: { from?: Date; to?: Date }
 }
 
 /** What a field or relation is written with. */
@@ -38,6 +41,11 @@ export interface HogQLTable {
   owns(name: string): boolean
   field(ref: TableRef, chain: readonly string[], c: TableContext): Typed
   relation(ref: TableRef, c: TableContext): string
+  /**
+   * Reads the WHERE of the SELECT the table is in (`only`: the one table of its FROM) before its
+   * relation is written, to read less than all of it (a bound the WHERE keeps applying).
+   */
+  narrow?(ref: TableRef, where: HogQLExpr | null, only: boolean): void
 }
 
 const bagOf = (ref: TableRef, bag: 'properties' | 'person_properties', c: TableContext): Typed => ({

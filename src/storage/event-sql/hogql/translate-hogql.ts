@@ -82,6 +82,7 @@ function translateSelect(q: HogQLSelect, t: Translation, topLevel: boolean): Sel
     const name = columnName(item)
     return { sql: `${v.sql} AS ${t.dialect.quote(topLevel ? `c${i}` : name)}`, alias: topLevel ? `c${i}` : name, name, type: v.type }
   })
+  for (const ref of tables) ref.table?.narrow?.(ref, q.where, tables.length === 1)
   const where = q.where ? translateExpr(q.where, scope).sql : null
   const positionOf = (e: HogQLExpr, clause: string): string => {
     if (e.kind === 'constant' && typeof e.value === 'number') {
