@@ -57,15 +57,22 @@ test('posthog-js getSurveys() and loadToolbar() against Tally leave no error in 
   assert.deepEqual(seen.errors, [])
 })
 
-/** A page with posthog-js (`/posthog.js`) that throws an uncaught error once the SDK has its remote config. */
+/**
+ * A page with posthog-js (`/posthog.js`) whose `explode()` throws an uncaught error, then captures
+ * "after the error". The test calls it once the SDK is ready: exception autocapture is installed only
+ * after the remote config arrived and `/static/exception-autocapture.js` loaded, which under load took
+ * longer than the 1.5 s the page used to wait (the error went uncaptured and the test timed out).
+ */
 function throwingPage(projectKey: string, tally: string): string {
   return `<!doctype html><html><body><script src="/posthog.js"></script>
 <script>
   posthog.init(${JSON.stringify(projectKey)}, { api_host: ${JSON.stringify(tally)}, persistence: 'memory',
     disable_session_recording: true, request_queue_config: { flush_interval_ms: 250 },
     opt_out_useragent_filter: true }) // headless Chromium's user agent reads as a bot to posthog-js 1.449
-  setTimeout(() => { throw new Error('checkout exploded') }, 1500)
-  setTimeout(() => posthog.capture('after the error'), 2000)
+  window.explode = () => {
+    setTimeout(() => { throw new Error('checkout exploded') })
+    setTimeout(() => posthog.capture('after the error'), 500)
+  }
 </script></body></html>`
 }
 
@@ -87,6 +94,12 @@ for (const [label, bundle] of [['1.100', 'posthog-js-1-100/dist/array.full.js'],
       const seen = watch(tab, tally)
       tab.on('console', (m) => process.env.DEBUG_BROWSER && console.log('console:', m.type(), m.text()))
       await tab.goto(site)
+      // Ready: with the setting, posthog-js's handler is on window.onerror (both versions install it there);
+      // without it, the SDK has had its remote config (1.100: /decide; installed: /array/<key>/config.js).
+      if (optIn) await eventually(() => tab.evaluate(() => typeof window.onerror === 'function'), 300)
+      else await eventually(async () => seen.fromTally.some((r) => /^200 \/(decide|array\/[^/]+\/config)/.test(r)), 300)
+      if (process.env.DEBUG_BROWSER) console.log('from Tally before explode():', seen.fromTally.join(', '))
+      await tab.evaluate(() => (window as any).explode())
       const events = await eventually(async () => {
         const res = await app.http.inject({ url: `/api/projects/${app.projectId}/events/?limit=100`, headers: app.auth })
         const all = res.json().results as Array<{ event: string; properties: Record<string, unknown> }>

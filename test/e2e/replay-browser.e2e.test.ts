@@ -29,6 +29,20 @@ function shopPage(projectKey: string, tally: string): string {
 </script></body></html>`
 }
 
+/** Polls the recordings list until the session's row passes `ok`; fails saying what it last saw. */
+async function recordingReaches(app: Parameters<typeof listRecordings>[0], sessionId: string, ok: (r: Record<string, any>) => boolean, what: string) {
+  let last: Record<string, any> | undefined
+  try {
+    await eventually(async () => {
+      last = (await listRecordings(app, {})).results.find((r) => r.id === sessionId)
+      return last !== undefined && ok(last)
+    }, 100, 400)
+  } catch {
+    const seen = last && { clicks: last.click_count, console_errors: last.console_error_count, duration: last.recording_duration }
+    assert.fail(`${what}: not stored; the recording's row: ${JSON.stringify(seen ?? null)}`)
+  }
+}
+
 test('posthog-js records a session in Chromium; Tally lists it, serves its snapshots and the player replays it', { skip, timeout: 240_000 }, async (t) => {
   const { app, url: tally } = await startWebTally(t, { seed: false })
   const patched = await privateApi(app).patch('/', { session_recording_opt_in: true })
@@ -51,17 +65,21 @@ test('posthog-js records a session in Chromium; Tally lists it, serves its snaps
   await tab.click('#buy')
   await tab.mouse.wheel(0, 1200)
   await tab.evaluate(() => console.error('boom from the shop'))
-  await tab.waitForTimeout(1500)
+  const sessionId = await tab.evaluate(() => (window as any).posthog.get_session_id() as string)
+  // posthog-js's recorder flushes what it buffered 2 s after it buffered it, while the page lives; what is
+  // left at a navigation goes by the unload flush, which is best effort (a beacon, or a fetch the
+  // navigation cuts off and the SDK sends again). So page one's clicks and console error must be stored
+  // before the test navigates: under load, navigating 1.5 s after them left page one's last batch to the
+  // unload flush, which lost it (CI: 3 clicks, never 4; here once the console error) or sent it twice.
+  await recordingReaches(app, sessionId, (r) => r.click_count >= 3 && r.console_error_count >= 1, 'page one: 3 clicks and the console error')
   await tab.goto(`${site}/?page=2`)
   await eventually(() => tab.evaluate(() => (window as any).posthog?.sessionRecordingStarted?.() === true), 100, 100)
+  assert.equal(await tab.evaluate(() => (window as any).posthog.get_session_id() as string), sessionId)
   await tab.click('#buy')
   const lastClickAt = Date.now()
-  await tab.waitForTimeout(1500)
-  const sessionId = await tab.evaluate(() => (window as any).posthog.get_session_id() as string)
-  // posthog-js may send both pages in one /s/ request (or the second by sendBeacon, which has no response here).
-  await eventually(async () => snapshotAnswers.length >= 1 && (await listRecordings(app, {})).results.some((r) => r.id === sessionId && r.click_count >= 4), 400)
+  await recordingReaches(app, sessionId, (r) => r.click_count >= 4, 'page two: its click')
 
-  assert.ok(snapshotAnswers.every((s) => s === 200), `/s/ answers: ${snapshotAnswers.join(', ')}`)
+  assert.ok(snapshotAnswers.length >= 1 && snapshotAnswers.every((s) => s === 200), `/s/ answers: ${snapshotAnswers.join(', ')}`)
   assert.deepEqual(consoleErrors.filter((e) => !e.includes('boom from the shop')), [])
   const recording = (await listRecordings(app, {})).results.find((r) => r.id === sessionId)!
   assert.equal(recording.click_count, 4)
