@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { buildTestApp, fileTestApps, type TestApp } from '../helpers/test-app.ts'
 import { privateApi } from '../helpers/private-api.ts'
 import { readAllEvents, waitForEvents } from '../helpers/capture-helpers.ts'
 
@@ -77,8 +77,12 @@ test('capture: a body nested 5,000 deep is a 400 invalid_payload for the whole r
   await healthy(app)
 })
 
-test('/decide and /flags with a NUL or control character in api_key/token answer 401, never 500', async (t) => {
-  const app = await buildTestApp(t)
+// The tests below share one app: they store no event, and the few records they create (a cohort, a
+// dashboard) are none that another of them reads (no flags; ids they probe are never 1).
+const sharedApp = fileTestApps()
+
+test('/decide and /flags with a NUL or control character in api_key/token answer 401, never 500', async () => {
+  const app = await sharedApp()
   for (const [url, field] of [['/decide/?v=3', 'api_key'], ['/flags/?v=2', 'token'], ['/decide/?v=4', 'token']] as const) {
     for (const key of ['phc_\u0000x', `${app.projectKey}\u0000`, 'phc_\u0007\u001b']) {
       const res = await post(app, url, JSON.stringify({ [field]: key, distinct_id: 'd' }))
@@ -88,8 +92,8 @@ test('/decide and /flags with a NUL or control character in api_key/token answer
   await healthy(app)
 })
 
-test('flags and insights with a 100,000-deep body answer 400 naming the field', async (t) => {
-  const app = await buildTestApp(t)
+test('flags and insights with a 100,000-deep body answer 400 naming the field', async () => {
+  const app = await sharedApp()
   const api = privateApi(app)
   expectError(await api.raw('POST', '/feature_flags/', `{"key":"k","filters":${deepObject(100_000)}}`), 400, 'invalid_input', 'filters')
   expectError(await api.raw('POST', '/insights/', `{"name":"i","query":${deepObject(100_000)}}`), 400, 'invalid_input', 'query')
@@ -102,8 +106,8 @@ test('flags and insights with a 100,000-deep body answer 400 naming the field', 
   await healthy(app)
 })
 
-test('a static cohort CSV holding NUL answers 400 on csv', async (t) => {
-  const app = await buildTestApp(t)
+test('a static cohort CSV holding NUL answers 400 on csv', async () => {
+  const app = await sharedApp()
   const api = privateApi(app)
   expectError(await api.post('/cohorts/', { name: 'st', is_static: true, csv: 'distinct_id\na\u0000b\n' }), 400, 'invalid_input', 'csv')
   const cohort = await api.post('/cohorts/', { name: 'st', is_static: true })
@@ -111,8 +115,8 @@ test('a static cohort CSV holding NUL answers 400 on csv', async (t) => {
   expectError(await api.patch(`/cohorts/${cohort.json().id}/`, { csv: 'x\u0000' }), 400, 'invalid_input', 'csv')
 })
 
-test('ids past the 32-bit id columns are a 400 naming the field', async (t) => {
-  const app = await buildTestApp(t)
+test('ids past the 32-bit id columns are a 400 naming the field', async () => {
+  const app = await sharedApp()
   const api = privateApi(app)
   expectError(await api.post('/dashboards/', { name: 'd', use_dashboard: 999999999999 }), 400, 'max_value', 'use_dashboard')
   const dash = await api.post('/dashboards/', { name: 'd' })
@@ -120,8 +124,8 @@ test('ids past the 32-bit id columns are a 400 naming the field', async (t) => {
   expectError(await api.post('/insights/', { name: 'i', dashboards: [-1e12] }), 400, 'does_not_exist', 'dashboards')
 })
 
-test('events API: offset=1e20 and out-of-range limits are a 400 naming the parameter', async (t) => {
-  const app = await buildTestApp(t)
+test('events API: offset=1e20 and out-of-range limits are a 400 naming the parameter', async () => {
+  const app = await sharedApp()
   const api = privateApi(app)
   expectError(await api.get('/events/?offset=1e20'), 400, 'invalid_input', 'offset')
   expectError(await api.get('/events/?offset=99999999999999999999'), 400, 'invalid_input', 'offset')
@@ -133,8 +137,8 @@ test('events API: offset=1e20 and out-of-range limits are a 400 naming the param
   expectError(await api.get('/events/?before_uuid=%00'), 400, 'invalid_input', 'before_uuid')
 })
 
-test('events API: after/before that the store could not cast are a 400 naming the parameter', async (t) => {
-  const app = await buildTestApp(t)
+test('events API: after/before that the store could not cast are a 400 naming the parameter', async () => {
+  const app = await sharedApp()
   const api = privateApi(app)
   for (const name of ['after', 'before']) {
     for (const v of ['1', '2030', 'Tue, 01 Jan 2030', '+275760-09-13T00:00:00.000Z', '10000-01-01T00:00:00Z', '2030-02-30T00:00:00Z']) {
@@ -146,8 +150,8 @@ test('events API: after/before that the store could not cast are a 400 naming th
   }
 })
 
-test('events API: an invalid regex and an empty exact list are a 400 on properties', async (t) => {
-  const app = await buildTestApp(t)
+test('events API: an invalid regex and an empty exact list are a 400 on properties', async () => {
+  const app = await sharedApp()
   const api = privateApi(app)
   for (const f of [
     { key: 'p', value: '(', operator: 'regex' },
@@ -164,8 +168,8 @@ test('events API: an invalid regex and an empty exact list are a 400 on properti
   await healthy(app)
 })
 
-test('hostile project ids and record ids in paths are a 4xx, never a 500', async (t) => {
-  const app = await buildTestApp(t)
+test('hostile project ids and record ids in paths are a 4xx, never a 500', async () => {
+  const app = await sharedApp()
   for (const project of ['1e20', '99999999999', '-1', '%00', '%ED%A0%80', '0x1', '1.5', '@current']) {
     for (const path of ['/events/', '/dashboards/', '/insights/', '/feature_flags/', '/cohorts/', '/actions/']) {
       const res = await app.http.inject({ method: 'GET', url: `/api/projects/${project}${path}`, headers: app.auth })
@@ -181,8 +185,8 @@ test('hostile project ids and record ids in paths are a 4xx, never a 500', async
   }
 })
 
-test('a path with a malformed %-escape answers 400 in PostHog error shape', async (t) => {
-  const app = await buildTestApp(t)
+test('a path with a malformed %-escape answers 400 in PostHog error shape', async () => {
+  const app = await sharedApp()
   for (const url of ['/e/%ED%A0%80', '/api/projects/%E0%A4%A/events/']) {
     const res = await app.http.inject({ url })
     assert.equal(res.statusCode, 400, url)
