@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { EventRetentionStore } from './event-retention-store.ts'
+import { startPeriodicPass } from '../../shared/periodic-pass.ts'
 
 export interface RetentionProject {
   id: number
@@ -49,15 +50,12 @@ export function startRetentionJob(deps: {
   const now = deps.now ?? Date.now
   const done = new Map<number, { at: number; days: number }>()
   const stats: RetentionStats = { lastRunAt: null, deletedEvents: 0, deletedDeadLetters: 0, deletedPersonOverrides: 0, lastDeletedEvents: 0 }
-  let stopped = false
-  let timer: NodeJS.Timeout | null = null
-  let running: Promise<void> = Promise.resolve()
 
-  async function pass() {
+  async function pass(job: { readonly stopped: boolean }) {
     let removed = 0
     let ran = false
     for (const p of await deps.projects()) {
-      if (stopped) return
+      if (job.stopped) return
       if (p.eventRetentionDays === null) {
         done.delete(p.id)
         continue
@@ -72,7 +70,7 @@ export function startRetentionJob(deps: {
         stats.deletedEvents += step.events
         stats.deletedDeadLetters += step.deadLetters
         stats.deletedPersonOverrides += step.personOverrides
-        if (!step.more || stopped) break
+        if (!step.more || job.stopped) break
         await new Promise((r) => setTimeout(r, pauseMs))
       }
       done.set(p.id, { at: now(), days: p.eventRetentionDays })
@@ -84,20 +82,11 @@ export function startRetentionJob(deps: {
     }
   }
 
-  const tick = () => {
-    running = pass()
-      .catch((err) => deps.logger.warn({ err }, 'retention: a pass failed; it is tried again at the next check'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, checkMs).unref()
-      })
-  }
-  timer = setTimeout(tick, 0).unref()
-  return {
-    stats: () => ({ ...stats }),
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  const job = startPeriodicPass({
+    pass,
+    everyMs: checkMs,
+    firstDelayMs: 0,
+    onError: (err) => deps.logger.warn({ err }, 'retention: a pass failed; it is tried again at the next check'),
+  })
+  return { stats: () => ({ ...stats }), stop: () => job.stop() }
 }

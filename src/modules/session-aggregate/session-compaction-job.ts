@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { SessionCompactionStore } from './session-compaction-store.ts'
+import { startPeriodicPass } from '../../shared/periodic-pass.ts'
 
 export interface SessionCompactionStats {
   /** When the last pass ended (null: none yet). */
@@ -32,11 +33,8 @@ export function startSessionCompactionJob(deps: {
   const stepLimit = deps.stepLimit ?? 20_000
   const pauseMs = deps.pauseMs ?? 50
   const stats: SessionCompactionStats = { lastRunAt: null, mergedSessions: 0, removedPartials: 0, partials: null }
-  let stopped = false
-  let timer: NodeJS.Timeout | null = null
-  let running: Promise<void> = Promise.resolve()
 
-  async function pass() {
+  async function pass(job: { readonly stopped: boolean }) {
     let merged = 0
     for (;;) {
       const step = await deps.store.compactStep(stepLimit)
@@ -44,27 +42,18 @@ export function startSessionCompactionJob(deps: {
       stats.mergedSessions += step.sessions
       stats.removedPartials += step.removedPartials
       stats.partials = step.partials
-      if (!step.more || stopped) break
+      if (!step.more || job.stopped) break
       await new Promise((r) => setTimeout(r, pauseMs))
     }
     stats.lastRunAt = new Date()
     if (merged > 0) deps.logger.debug({ sessions: merged, partials: stats.partials }, 'sessions aggregate: partials merged')
   }
 
-  const tick = () => {
-    running = pass()
-      .catch((err) => deps.logger.warn({ err }, 'sessions aggregate: a compaction pass failed; it is tried again at the next check'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, deps.checkMs).unref()
-      })
-  }
-  timer = setTimeout(tick, deps.checkMs).unref()
-  return {
-    stats: () => ({ ...stats }),
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  const job = startPeriodicPass({
+    pass,
+    everyMs: deps.checkMs,
+    firstDelayMs: deps.checkMs,
+    onError: (err) => deps.logger.warn({ err }, 'sessions aggregate: a compaction pass failed; it is tried again at the next check'),
+  })
+  return { stats: () => ({ ...stats }), stop: () => job.stop() }
 }
