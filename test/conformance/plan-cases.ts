@@ -35,6 +35,8 @@ export interface PlanCase { title: string; plan: Plan; expect: Array<Record<stri
 
 const ts = col('timestamp')
 const isView: Expr = { op: 'binary', fn: '=', left: col('e'), right: lit('view') }
+/** The events as (d: distinct id, e: event, t: epoch ms), the source of the sequence cases. */
+const EVENTS_D_E_T = { source: { kind: 'events' as const }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms' as const, arg: ts } }] }
 const byTime = [{ expr: ts }]
 const fromEvents = (select: Array<[string, Expr]>, extra: Partial<Plan> = {}): Plan => ({
   source: { kind: 'events' }, select: select.map(([alias, expr]) => ({ alias, expr })), orderBy: byTime, ...extra,
@@ -151,7 +153,7 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     plan: {
       source: {
         kind: 'sequence',
-        plan: { source: { kind: 'events' }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms', arg: ts } }] },
+        plan: EVENTS_D_E_T,
         partitionBy: ['d'],
         orderBy: ['t'],
         steps: [
@@ -179,7 +181,7 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     plan: {
       source: {
         kind: 'sequence',
-        plan: { source: { kind: 'events' }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms', arg: ts } }] },
+        plan: EVENTS_D_E_T,
         partitionBy: [],
         orderBy: ['t'],
         steps: [
@@ -240,7 +242,7 @@ export const PLAN_CASES: Record<CaseKey, PlanCase[]> = {
     plan: {
       source: {
         kind: 'sequence',
-        plan: { source: { kind: 'events' }, select: [{ alias: 'd', expr: col('distinct_id') }, { alias: 'e', expr: col('event') }, { alias: 't', expr: { op: 'epoch_ms', arg: ts } }] },
+        plan: EVENTS_D_E_T,
         partitionBy: [],
         orderBy: ['t'],
         steps: [
