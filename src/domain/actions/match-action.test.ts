@@ -52,3 +52,16 @@ test('step properties that are not a list read as no filter', () => {
   const match = compileAction([{ event: 'x', properties: { key: 'a' } as unknown as [] }])
   assert.equal(match({ event: 'x', properties: {}, elementsChain: '' }, NOW), true)
 })
+
+test('an action whose steps do not all name an event matches an event of another name through the step that names none', () => {
+  const match = compileAction([{ event: 'signed up' }, { url: '/pricing', url_matching: 'contains' }])
+  assert.equal(match({ event: '$pageview', properties: { $current_url: 'https://x.test/pricing' }, elementsChain: '' }, NOW), true)
+  assert.equal(match({ event: '$pageview', properties: { $current_url: 'https://x.test/docs' }, elementsChain: '' }, NOW), false)
+  assert.equal(match({ event: 'signed up', properties: {}, elementsChain: '' }, NOW), true)
+})
+
+test('an action whose steps all name events reads no property of an event of another name', () => {
+  const properties = new Proxy({}, { get: () => assert.fail('properties read') })
+  const match = compileAction([{ event: 'signed up', url: '/a' }, { event: 'paid', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }] }])
+  assert.equal(match({ event: '$pageview', properties, elementsChain: '' }, NOW), false)
+})

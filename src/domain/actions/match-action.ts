@@ -34,11 +34,19 @@ export type ActionMatcher = (event: ActionEvent, now: number) => boolean
 export const ELEMENT_FILTER_KEYS = ['tag_name', 'text', 'href', 'attr_id', 'nth_child', 'nth_of_type'] as const
 export type ElementFilterKey = (typeof ELEMENT_FILTER_KEYS)[number]
 
-/** Per-event state: the chain is parsed at most once, and only when a step needs it. */
-interface Input {
-  event: ActionEvent
-  now: number
-  elements: () => ParsedElement[]
+/**
+ * Per-event state: the chain is parsed at most once, and only when a step needs it. A class, not an
+ * object with a closure: a matcher runs for every event of a micro-batch and every action.
+ */
+class Input {
+  private parsed: ParsedElement[] | undefined
+  constructor(
+    readonly event: ActionEvent,
+    readonly now: number,
+  ) {}
+  elements(): ParsedElement[] {
+    return (this.parsed ??= parseElementsChain(this.event.elementsChain))
+  }
 }
 type Check = (input: Input) => boolean
 
@@ -60,9 +68,12 @@ type Check = (input: Input) => boolean
  */
 export function compileAction(steps: readonly ActionStepDefinition[]): ActionMatcher {
   const compiled = steps.map(compileStep)
+  // When every step names its event, an event of another name matches none: answered before any
+  // per-event state is made (most events of a batch, for most actions).
+  const names = steps.length > 0 && steps.every((s) => s.event) ? new Set(steps.map((s) => s.event!)) : null
   return (event, now) => {
-    let parsed: ParsedElement[] | undefined
-    const input: Input = { event, now, elements: () => (parsed ??= parseElementsChain(event.elementsChain)) }
+    if (names !== null && !names.has(event.event)) return false
+    const input = new Input(event, now)
     return compiled.some((check) => check(input))
   }
 }
@@ -78,7 +89,7 @@ function compileStep(step: ActionStepDefinition): Check {
   if (step.href || step.tag_name || step.text) checks.push(compileElementFields(step))
   if (step.selector) {
     const parts = parseSelector(step.selector)
-    checks.push(({ elements }) => matchSelector(parts, elements()))
+    checks.push((input) => matchSelector(parts, input.elements()))
   }
   for (const filter of stepFilters(step)) checks.push(compileStepFilter(filter))
   return (input) => checks.every((check) => check(input))
@@ -99,7 +110,7 @@ function compileElementFields(step: ActionStepDefinition): Check {
     (href === null || testStringMatch(href, el.href ?? '')) &&
     (tag === null || el.tag_name === tag) &&
     (text === null || testStringMatch(text, el.text ?? ''))
-  return ({ elements }) => elements().some(matches)
+  return (input) => input.elements().some(matches)
 }
 
 function compileStepFilter(filter: PropertyFilter): Check {
@@ -122,12 +133,12 @@ function compileElementFilter(filter: PropertyFilter): Check {
   if (filter.key === 'selector') {
     const values = Array.isArray(filter.value) ? filter.value : [filter.value]
     const selectors = values.filter((v) => Boolean(v)).map((v) => parseSelector(String(v)))
-    return ({ elements }) => selectors.some((parts) => matchSelector(parts, elements()))
+    return (input) => selectors.some((parts) => matchSelector(parts, input.elements()))
   }
   if (!isElementFilterKey(filter.key)) return () => false
   const key = filter.key
   const match: PropertyMatcher = compilePropertyFilter(filter)
-  return ({ elements, now }) => elements().some((el) => match(elementBag(el, key), now))
+  return (input) => input.elements().some((el) => match(elementBag(el, key), input.now))
 }
 
 /** A step's property filters; anything but a list (stored data is the user's) reads as none. */

@@ -34,25 +34,40 @@ export function createNotifyStep(deps: { rules: NotificationRuleStore; outbox: O
   }
 }
 
-/** The event as the planner reads it; its properties and person properties are parsed on first read, if ever. */
-function toNotifyEvent(e: StoredEvent): NotifyEvent {
-  let properties: Record<string, unknown> | undefined
-  let personProperties: Record<string, unknown> | undefined
-  return {
-    uuid: e.uuid,
-    projectId: e.projectId,
-    event: e.event,
-    distinctId: e.distinctId,
-    timestamp: e.timestamp,
-    elementsChain: e.elementsChain,
-    get properties() {
-      return (properties ??= propertiesOf(e))
-    },
-    personId: e.personId,
-    get personProperties() {
-      return (personProperties ??= e.personProperties ? (JSON.parse(e.personProperties) as Record<string, unknown>) : {})
-    },
+/**
+ * The event as the planner reads it; its properties and person properties are parsed on first read,
+ * if ever. A class with its getters on the prototype: one is made per stored event.
+ */
+class StoredNotifyEvent implements NotifyEvent {
+  readonly uuid: string
+  readonly projectId: number
+  readonly event: string
+  readonly distinctId: string
+  readonly timestamp: Date
+  readonly elementsChain: string
+  readonly personId: string | null
+  groups?: NotifyEvent['groups']
+  private parsedPerson: Record<string, unknown> | undefined
+  constructor(private readonly stored: StoredEvent) {
+    this.uuid = stored.uuid
+    this.projectId = stored.projectId
+    this.event = stored.event
+    this.distinctId = stored.distinctId
+    this.timestamp = stored.timestamp
+    this.elementsChain = stored.elementsChain
+    this.personId = stored.personId
   }
+  get properties(): Record<string, unknown> {
+    return propertiesOf(this.stored)
+  }
+  get personProperties(): Record<string, unknown> {
+    const text = this.stored.personProperties
+    return (this.parsedPerson ??= text ? (JSON.parse(text) as Record<string, unknown>) : {})
+  }
+}
+
+function toNotifyEvent(e: StoredEvent): NotifyEvent {
+  return new StoredNotifyEvent(e)
 }
 
 /**

@@ -36,24 +36,14 @@ export function planMessages(events: readonly NotifyEvent[], rules: readonly Pro
     const c = byProject.get(e.projectId)
     if (!c) continue
     const { rules: r } = c
-    // Properties are read (parsed) only by the checks that need them.
-    const actionEvent = {
-      event: e.event,
-      elementsChain: e.elementsChain,
-      get properties() {
-        return e.properties
-      },
-      get personProperties() {
-        return e.personProperties
-      },
-    }
-    const matched = new Set<number>()
-    for (const [id, matches] of c.actions) if (matches(actionEvent, now)) matched.add(id)
-    if (r.chatWebhook) {
+    // The matchers read the event itself: its properties are parsed only if a check reads them.
+    let matched: Set<number> | null = null
+    for (const [id, matches] of c.actions) if (matches(e, now)) (matched ??= new Set()).add(id)
+    if (r.chatWebhook && matched !== null) {
       for (const a of r.actions) if (a.notify && matched.has(a.id)) out.push(chatMessage(e, a, r, siteUrl))
     }
     for (const [d, properties, body] of c.destinations) {
-      if (passes(d, e, matched) && (!properties || properties(actionEvent, now))) out.push(destinationMessage(e, d, body, r, siteUrl))
+      if (passes(d, e, matched) && (!properties || properties(e, now))) out.push(destinationMessage(e, d, body, r, siteUrl))
     }
   }
   return out
@@ -106,11 +96,11 @@ function cached(key: string, cache: MatcherCache, make: () => ActionMatcher | Bo
 }
 
 /** The destination's event and action filters: the event is one of the events or matches one of the actions (both empty: any). */
-function passes(d: DestinationRule, e: NotifyEvent, matched: Set<number>): boolean {
+function passes(d: DestinationRule, e: NotifyEvent, matched: Set<number> | null): boolean {
   const events = d.filters.events ?? []
   const actions = d.filters.actions ?? []
   if (events.length === 0 && actions.length === 0) return true
-  return events.includes(e.event) || actions.some((id) => matched.has(id))
+  return events.includes(e.event) || (matched !== null && actions.some((id) => matched.has(id)))
 }
 
 function chatMessage(e: NotifyEvent, a: RuleAction, r: ProjectRules, siteUrl: string): OutboxMessage {
