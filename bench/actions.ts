@@ -13,7 +13,7 @@ import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { openPgliteSqlClient } from '../src/storage/pglite/pglite-sql-client.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
-import { cpuSeconds, startServer, stopServer, TALLY_READY, type ServerProcess } from './server-process.ts'
+import { cpuSeconds, startServer, tallyMain, stopServer, TALLY_READY, type ServerProcess } from './server-process.ts'
 import { loadEvents, loadPersons, type DataSet } from './actions-data.ts'
 
 const SET: DataSet = { events: Number(process.env.BENCH_EVENTS ?? 10_000_000), persons: 300_000, days: 30 }
@@ -55,7 +55,7 @@ const ACTIONS = [
 
 function start(dataDir: string, env: Record<string, string>): Promise<ServerProcess> {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
-  const args = ['--import', 'tsx', ...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir]
+  const args = [...profile, tallyMain(), 'serve', '--port', '0', '--data-dir', dataDir]
   return startServer(args, { env: { ...env, TALLY_LOG_LEVEL: 'info' }, ready: TALLY_READY })
 }
 

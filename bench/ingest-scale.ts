@@ -9,7 +9,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { privateClickHouse } from '../test/helpers/clickhouse.ts'
-import { benchNodeArgs, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY, type ServerProcess } from './server-process.ts'
+import { benchNodeArgs, tallyMain, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY, type ServerProcess } from './server-process.ts'
 
 export interface ScaleStackResult {
   acceptedEvents: number
@@ -52,8 +52,9 @@ export async function runScaleStack(o: ScaleStackOptions): Promise<ScaleStackRes
     }
     // BENCH_PROFILE=dir: each role's V8 profile under dir/scale-<role>/.
     const profileArgs = (role: string) => benchNodeArgs().map((a) => (a.startsWith('--cpu-prof-dir=') ? `${a}/scale-${role}` : a))
+    const main = tallyMain()
     const start = (role: string) =>
-      startServer(['--import', 'tsx', ...profileArgs(role), 'src/main.ts', 'serve', '--port', '0', '--data-dir', path.join(dir, role)], { env: { ...env, TALLY_ROLE: role }, ready: TALLY_READY }).then((p) => {
+      startServer([...profileArgs(role), main, 'serve', '--port', '0', '--data-dir', path.join(dir, role)], { env: { ...env, TALLY_ROLE: role }, ready: TALLY_READY }).then((p) => {
         procs.push(p)
         return p
       })

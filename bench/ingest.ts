@@ -15,7 +15,7 @@ import autocannon from 'autocannon'
 import { generateToken } from '../src/shared/ids.ts'
 import { openDuckDb } from '../src/storage/duckdb/open-duckdb.ts'
 import { MIGRATIONS } from '../src/app/create-adapters.ts'
-import { benchNodeArgs, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { benchNodeArgs, tallyMain, cpuSeconds, rssMb, startServer, stopServer, TALLY_READY } from './server-process.ts'
 import { runScaleStack } from './ingest-scale.ts'
 import { gzipBatchBody, gzipPersonsHeavyBody, singleEventBody, PERSONS_HEAVY_USERS } from './ingest-payloads.ts'
 import { alternateRounds, gzipNotifyBody, NOTIFY_ACTIONS, NOTIFY_SERVER_ENV, percentile, setUpNotifications, startReceivers } from './ingest-notify.ts'
@@ -25,8 +25,11 @@ const BATCH_SIZE = 100
 /** BENCH_NOTIFY=1: after the plain /batch/ phase, the same load with 10 notifying actions and 2 destinations (ingest-notify.ts). */
 const NOTIFY = process.env.BENCH_NOTIFY === '1'
 const NOTIFY_ROUNDS = Number(process.env.BENCH_NOTIFY_ROUNDS ?? 0)
-/** BENCH_NOTIFY_RATE=events/s: the rounds send at that rate (one a rate ingestion keeps up with) instead of as fast as answered. */
-const NOTIFY_RATE = Number(process.env.BENCH_NOTIFY_RATE ?? 0)
+/**
+ * BENCH_NOTIFY_RATE=events/s: the rounds send at that rate (one a rate ingestion keeps up with) instead
+ * of as fast as answered; `auto`: three quarters of the plain phase's durable-and-readable rate.
+ */
+const NOTIFY_RATE_SETTING = process.env.BENCH_NOTIFY_RATE ?? '0'
 
 /** `amount`: that many requests, every one counted, instead of BENCH_SECONDS of load. */
 async function load(url: string, connections: number, bodies: Array<string | Buffer>, headers: Record<string, string>, amount?: number, ratePerSecond?: number) {
@@ -70,6 +73,16 @@ function perfRecorder(pid: number) {
   }
 }
 
+/** bench/webhook-ceiling.ts in a process of its own: Tally's webhook client alone, its CPU µs per message. */
+async function webhookCeiling(urls: string[], messages: number): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/webhook-ceiling.ts', urls.join(','), String(Math.max(messages, 1000)), String(2 * Number(NOTIFY_SERVER_ENV.TALLY_WEBHOOK_CONCURRENCY))], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+  const code = await new Promise((r) => child.once('exit', r))
+  if (code !== 0) throw new Error(`webhook-ceiling exited ${code}`)
+  return (JSON.parse(out) as { cpuUsPerMessage: number }).cpuUsPerMessage
+}
+
 async function main() {
   const token = generateToken('phc_')
   const personal = generateToken('phx_')
@@ -95,7 +108,7 @@ async function main() {
   // BENCH_PROFILE, BENCH_NODE_ARGS (benchNodeArgs); BENCH_SERVER_LOG: a file for the server's output.
   const profile = benchNodeArgs()
   if (process.env.BENCH_PERF) profile.push('--perf-basic-prof')
-  const tally = await startServer(['--import', 'tsx', ...profile, 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
+  const tally = await startServer([...profile, tallyMain(), 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info', ...(NOTIFY ? NOTIFY_SERVER_ENV : {}) },
     ready: TALLY_READY,
     log: true,
@@ -120,6 +133,8 @@ async function main() {
   const batchCpu = cpuSeconds(tally.pid) - cpu0
   await perf.stop()
 
+  // In whole requests per second (autocannon's overallRate).
+  const NOTIFY_RATE = NOTIFY_RATE_SETTING === 'auto' ? BATCH_SIZE * Math.max(1, Math.round((0.75 * batch['2xx']) / batchReadableSec)) : Number(NOTIFY_RATE_SETTING)
   const notified = NOTIFY ? await notifyPhase() : null
   // BENCH_NOTIFY_ROUNDS=n (with BENCH_NOTIFY=1): plain and notifying rounds alternately (ingest-notify.ts).
   const rounds = NOTIFY && NOTIFY_ROUNDS > 0
@@ -150,8 +165,12 @@ async function main() {
     const deliveredSec = (performance.now() - tN) / 1000
     const cpu = cpuSeconds(tally.pid) - cpuN
     await perf.stop()
+    const destinations = { count: receivers.destinations.count, delays: [...receivers.destinations.delays] }
+    const chat = receivers.chat.count
+    // The ceiling: the same client alone, the same number of messages to the same receivers.
+    const ceiling = await webhookCeiling([receivers.url('/warehouse'), receivers.url('/crm')], destinations.count)
     await receivers.close()
-    return { run, events, deliveredSec, cpu, destinations: receivers.destinations, chat: receivers.chat.count }
+    return { run, events, deliveredSec, cpu, destinations, chat, ceiling }
   }
 
   await perf.start('persons')
@@ -206,9 +225,14 @@ async function main() {
     row('/batch/ + notifications CPU per 1,000 events', `${notifyMs.toFixed(0)} ms vs ${plainMs.toFixed(0)} plain (${notifyMs >= plainMs ? '+' : ''}${((100 * (notifyMs - plainMs)) / plainMs).toFixed(0)}%; accept to stored and every message delivered, ${deliveredSec.toFixed(1)}s)`)
     row('destination messages delivered', `${destinations.count} of ${events} expected; chat messages ${chat}`)
     row('destination delivery delay p50 / p99 / max', `${percentile(destinations.delays, 50)} / ${percentile(destinations.delays, 99)} / ${percentile(destinations.delays, 100)} ms after the event was received`)
+    // What the messages cost at the least: the ceiling's CPU per message, times the messages per event.
+    const floorMs = (notified.ceiling * (destinations.count + chat)) / events
+    const beyond = notifyMs - plainMs - floorMs
+    row('webhook client alone (ceiling)', `${notified.ceiling.toFixed(0)} µs CPU per message = ${floorMs.toFixed(0)} ms per 1,000 events (${((100 * floorMs) / plainMs).toFixed(0)}% of plain)`)
+    row('notifications beyond the client alone', `${beyond.toFixed(0)} ms per 1,000 events (${((100 * beyond) / plainMs).toFixed(0)}% of plain)`)
   }
   rounds.forEach((r, i) => {
-    if (i === 0 && NOTIFY_RATE) row('rounds paced at', `${NOTIFY_RATE} events/s (BENCH_NOTIFY_RATE)`)
+    if (i === 0 && NOTIFY_RATE) row('rounds paced at', `${NOTIFY_RATE} events/s (BENCH_NOTIFY_RATE=${NOTIFY_RATE_SETTING})`)
     row(`round ${i + 1}: CPU per 1,000 events off / on`, `${r.plainMsPer1000.toFixed(0)} / ${r.notifyMsPer1000.toFixed(0)} ms (${(r.notifyMsPer1000 / r.plainMsPer1000).toFixed(3)}x); ${r.delivered} of ${r.expected} delivered, p99 ${r.p99} ms`)
   })
   const plainReadable = batchEvents / batchReadableSec

@@ -12,7 +12,7 @@ import path from 'node:path'
 import { generateToken } from '../src/shared/ids.ts'
 import { singleEventBody } from './ingest-payloads.ts'
 import { pacedLoad } from './paced-load.ts'
-import { cpuSeconds, readMetrics, startServer, stopServer, TALLY_READY } from './server-process.ts'
+import { tallyMain, cpuSeconds, readMetrics, startServer, stopServer, TALLY_READY } from './server-process.ts'
 
 const RATES = (process.env.LOW_RATES ?? '10,50,200,1000').split(',').map(Number)
 const SECONDS = Number(process.env.LOW_SECONDS ?? 15)
@@ -56,7 +56,7 @@ async function main() {
   for (const rate of RATES) ceilingFigures.set(rate, await measure(ceiling.pid, `${ceiling.url}/parse/`, rate, (i) => singleEventBody(token, i)))
   await stopServer(ceiling)
 
-  const tally = await startServer(['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
+  const tally = await startServer([tallyMain(), 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { TALLY_PROJECT_API_KEY: token, TALLY_PERSONAL_API_KEY: personal, TALLY_LOG_LEVEL: 'info' },
     ready: TALLY_READY,
     log: true,

@@ -34,6 +34,26 @@ export function outboxStoreContract(name: string, open: OpenInWorld<OutboxStores
       assert.deepEqual(keysOf(await outbox.claimDue(100, 60_000, { perChannel: 3, skip: ['a', 'b'] })), ['c:1', 'c:2', 'c:3', 'c:4'], 'rows are taken while under the share')
     })
 
+    test(`${name} outbox (${leases ? 'leases' : 'no leases'}): messages of one channel with other headers or another URL go out with their own`, async (t) => {
+      const { port, world, close } = await open()
+      t.after(close)
+      const outbox = port(leases)
+      const base = message(world.projectId, 'h', 1)
+      const shared = { 'x-channel': 'h' }
+      await outbox.enqueue([
+        { ...base, headers: shared },
+        { ...message(world.projectId, 'h', 2), headers: { 'x-channel': 'h' } },
+        { ...message(world.projectId, 'h', 3), headers: { 'x-channel': 'other' } },
+        { ...message(world.projectId, 'h', 4), headers: shared, url: 'https://example.com/elsewhere' },
+      ])
+      const claimed = await outbox.claimDue(10, 60_000)
+      assert.deepEqual(
+        claimed.map((m) => [m.idempotencyKey, m.url, m.headers['x-channel']]).sort(),
+        [['h:1', 'https://example.com/h', 'h'], ['h:2', 'https://example.com/h', 'h'], ['h:3', 'https://example.com/h', 'other'], ['h:4', 'https://example.com/elsewhere', 'h']],
+      )
+      assert.equal(batchIds(claimed).length, 3, 'equal headers share a batch row, whether or not the same object')
+    })
+
     test(`${name} outbox (${leases ? 'leases' : 'no leases'}): a batch done in one write; its unsent messages get rows of their own, retried or dead-lettered, and replay`, async (t) => {
       const { port, world, close } = await open()
       t.after(close)

@@ -118,16 +118,26 @@ function batchKey(channel: string, messages: readonly OutboxMessage[]): string {
   return `${channel}:${hash.digest('base64url')}`
 }
 
-/** The messages by batch row: one per project, channel, URL and headers, in their order. */
+/**
+ * The messages by batch row: one per project, channel, URL and headers, in their order. A channel's
+ * messages of one batch share their headers object (the rule's), so headers are compared by reference
+ * first and as JSON only when that differs.
+ */
 function groupIntoBatches(messages: readonly OutboxMessage[]): OutboxMessage[][] {
-  const groups = new Map<string, OutboxMessage[]>()
+  const groups = new Map<string, OutboxMessage[][]>()
+  const out: OutboxMessage[][] = []
   for (const m of messages) {
-    const key = JSON.stringify([m.projectId, m.channel, m.url, m.headers])
-    const group = groups.get(key)
-    if (group) group.push(m)
-    else groups.set(key, [m])
+    const key = `${m.projectId}\u0000${m.channel}\u0000${m.url}`
+    let candidates = groups.get(key)
+    if (!candidates) groups.set(key, (candidates = []))
+    let group = candidates.find((g) => g[0]!.headers === m.headers || JSON.stringify(g[0]!.headers) === JSON.stringify(m.headers))
+    if (!group) {
+      candidates.push((group = []))
+      out.push(group)
+    }
+    group.push(m)
   }
-  return [...groups.values()]
+  return out
 }
 
 /**
