@@ -12,6 +12,8 @@
 // file on this machine's disk costs ~0.4 ms (0.8 s a test app) against microseconds on a tmpfs. The
 // stores are the same; only a power cut, which no test simulates, would tell the two apart.
 //
+// Each test process compiles WebAssembly (PGlite) with V8's baseline tier only (test-v8-flags.mjs says why).
+//
 // dist/ is built first when it is not the build of the current src/ (scripts/build-dist.mjs
 // --if-stale: a hash of src/ when it is, as after `npm ci`, whose `prepare` builds it): the tests that
 // spawn the `tally` command run dist/main.js (test/helpers/tally-command.ts, which refuses a stale one).
@@ -62,7 +64,8 @@ const times = record ? path.join(tmp ?? os.tmpdir(), `tally-test-times-${process
 const env = { ...process.env, ...(tmp ? { TMPDIR: tmp } : {}), ...(times ? { TALLY_TEST_TIMES: times } : {}) }
 const timer = record ? ['--import', path.join(HERE, 'test-file-timer.mjs')] : []
 const started = Date.now()
-const r = spawnSync(process.execPath, ['--import', 'tsx', ...timer, '--test', '--test-concurrency=2', ...flags, ...orderByDuration(files, durations)], { stdio: 'inherit', env })
+const v8Flags = ['--import', path.join(HERE, 'test-v8-flags.mjs')]
+const r = spawnSync(process.execPath, [...v8Flags, '--import', 'tsx', ...timer, '--test', '--test-concurrency=2', ...flags, ...orderByDuration(files, durations)], { stdio: 'inherit', env })
 if (times) report(times, (Date.now() - started) / 1000)
 if (tmp) rmSync(tmp, { recursive: true, force: true })
 process.exit(r.status ?? 1)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { testOnEachEngine } from '../helpers/engines.ts'
-import { buildTestApp } from '../helpers/test-app.ts'
+import { buildTestApp, fileTestProjects } from '../helpers/test-app.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 
@@ -12,14 +12,17 @@ const FIELDS = [
 const STEP_FIELDS = ['id', 'event', 'tag_name', 'text', 'text_matching', 'href', 'href_matching', 'selector', 'url', 'name', 'url_matching', 'properties']
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
+
 const STEP = {
   event: '$autocapture', tag_name: 'a', text: 'Buy', text_matching: 'exact', href: '/buy', href_matching: 'contains',
   selector: 'div > a', url: 'shop', name: 'click buy', url_matching: 'regex',
   properties: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }],
 }
 
-test('actions: create returns 201 with every field, step ids and created_by', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: create returns 201 with every field, step ids and created_by', async () => {
+  const app = await project()
   const api = privateApi(app)
   const res = await api.post('/actions/', { name: 'Bought', description: 'd', tags: ['x'], steps: [STEP] })
   assert.equal(res.statusCode, 201)
@@ -39,8 +42,8 @@ test('actions: create returns 201 with every field, step ids and created_by', as
   assert.deepEqual((await api.get(`/actions/${a.id}/`)).json(), a)
 })
 
-test('actions: both chat spellings are accepted and returned', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: both chat spellings are accepted and returned', async () => {
+  const app = await project()
   const api = privateApi(app)
   const a = (await api.post('/actions/', { name: 'a', post_to_slack: true, slack_message_format: '[action.name]' })).json()
   assert.equal(a.post_to_chat, true)
@@ -51,8 +54,8 @@ test('actions: both chat spellings are accepted and returned', async (t) => {
   assert.equal(b.slack_message_format, 'x')
 })
 
-test('actions: step properties in object form are stored and returned as the list form', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: step properties in object form are stored and returned as the list form', async () => {
+  const app = await project()
   const api = privateApi(app)
   const a = (await api.post('/actions/', { name: 'a', steps: [{ event: 'e', properties: { plan: 'pro', n: 3 } }] })).json()
   assert.deepEqual(a.steps[0].properties, [
@@ -62,8 +65,8 @@ test('actions: step properties in object form are stored and returned as the lis
   assert.equal(a.steps[0].url_matching, 'contains')
 })
 
-test('actions: step ids are kept when sent back; steps left out are removed', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: step ids are kept when sent back; steps left out are removed', async () => {
+  const app = await project()
   const api = privateApi(app)
   const a = (await api.post('/actions/', { name: 'a', steps: [{ event: 'one' }, { event: 'two' }] })).json()
   const [one] = a.steps
@@ -75,8 +78,8 @@ test('actions: step ids are kept when sent back; steps left out are removed', as
   assert.deepEqual((await api.patch(`/actions/${a.id}/`, { name: 'renamed' })).json().steps, b.steps, 'steps untouched when absent')
 })
 
-test('actions: list has the pagination envelope with absolute links and hides deleted actions', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: list has the pagination envelope with absolute links and hides deleted actions', async () => {
+  const app = await project()
   const api = privateApi(app)
   const ids: number[] = []
   for (let i = 0; i < 3; i++) ids.push((await api.post('/actions/', { name: `a${i}` })).json().id)
@@ -93,8 +96,8 @@ test('actions: list has the pagination envelope with absolute links and hides de
   assert.ok(!after.results.some((a: { id: number }) => a.id === ids[0]))
 })
 
-test('actions: PATCH deleted=true keeps the record; DELETE answers 405 with no body and changes nothing', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: PATCH deleted=true keeps the record; DELETE answers 405 with no body and changes nothing', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/actions/', { name: 'x' })).json()
   const del = await api.delete(`/actions/${id}/`)
@@ -108,8 +111,8 @@ test('actions: PATCH deleted=true keeps the record; DELETE answers 405 with no b
   assert.equal((await api.patch(`/actions/${id}/`, { deleted: false })).json().deleted, false)
 })
 
-test('actions: names are unique among live actions; a deleted action frees its name', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: names are unique among live actions; a deleted action frees its name', async () => {
+  const app = await project()
   const api = privateApi(app)
   const first = (await api.post('/actions/', { name: 'Signup' })).json()
   const dup = await api.post('/actions/', { name: 'Signup' })
@@ -123,8 +126,8 @@ test('actions: names are unique among live actions; a deleted action frees its n
   assert.equal((await api.patch(`/actions/${first.id}/`, { deleted: false })).json().attr, 'name', 'restoring would collide')
 })
 
-test('actions: every validation error is a 400 validation_error naming the field', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: every validation error is a 400 validation_error naming the field', async () => {
+  const app = await project()
   const api = privateApi(app)
   const cases: [unknown, string | null, string][] = [
     [{ name: '  ' }, 'name', 'blank'],
@@ -162,8 +165,8 @@ test('actions: every validation error is a 400 validation_error naming the field
   assert.equal((await api.get('/actions/')).json().count, 0, 'nothing half-written')
 })
 
-test('actions: last_calculated_at is accepted in requests', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: last_calculated_at is accepted in requests', async () => {
+  const app = await project()
   const api = privateApi(app)
   const a = (await api.post('/actions/', { name: 'a', last_calculated_at: '2024-05-01T10:00:00Z' })).json()
   assert.equal(a.last_calculated_at, '2024-05-01T10:00:00.000Z')
@@ -171,8 +174,8 @@ test('actions: last_calculated_at is accepted in requests', async (t) => {
   assert.equal(b.last_calculated_at, '2024-06-01T10:30:00.000Z')
 })
 
-test('actions: format=csv on list and retrieve gives CSV with a header row; format=json the JSON', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: format=csv on list and retrieve gives CSV with a header row; format=json the JSON', async () => {
+  const app = await project()
   const api = privateApi(app)
   const empty = await api.get('/actions/?format=csv')
   assert.equal(empty.statusCode, 200)
@@ -195,8 +198,8 @@ test('actions: format=csv on list and retrieve gives CSV with a header row; form
   assert.equal((await api.get('/actions/?format=xml')).statusCode, 404)
 })
 
-test('actions: people without an action named is a 400 on actions (the people themselves: actions-people.e2e.test.ts)', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: people without an action named is a 400 on actions (the people themselves: actions-people.e2e.test.ts)', async () => {
+  const app = await project()
   const res = await privateApi(app).get('/actions/people/')
   assert.equal(res.statusCode, 400)
   assert.deepEqual([res.json().type, res.json().code, res.json().attr], ['validation_error', 'required', 'actions'])
@@ -240,8 +243,8 @@ testOnEachEngine('actions: count is the events of the last three months that mat
   assert.equal((await api.get('/actions/999/count/')).statusCode, 404)
 })
 
-test('actions: projects are isolated between projects and users', async (t) => {
-  const app = await buildTestApp(t)
+test('actions: projects are isolated between projects and users', async () => {
+  const app = await project()
   const owner = privateApi(app)
   const { id } = (await owner.post('/actions/', { name: 'Shared name' })).json()
   const other = await strangerWithProject(app)

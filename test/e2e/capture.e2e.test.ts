@@ -2,9 +2,12 @@ import assert from 'node:assert/strict'
 import { testOnEachEngine } from '../helpers/engines.ts'
 import { gzipSync } from 'node:zlib'
 import LZString from 'lz-string'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { buildTestApp, fileTestProjects, type TestApp } from '../helpers/test-app.ts'
 import { aBrowserEvent, waitForEvents } from '../helpers/capture-helpers.ts'
 import { loadConfig } from '../../src/config/load-config.ts'
+
+// One app (per engine) for the file, a project of its own per test: each test reads only its own events.
+const project = fileTestProjects()
 
 const PATHS = ['/e', '/i/v0/e', '/capture', '/batch', '/track', '/engage']
 const json = (v: unknown) => Buffer.from(JSON.stringify(v))
@@ -36,8 +39,8 @@ function shapes(token: string, tag: string) {
   }
 }
 
-testOnEachEngine('every capture path, with and without trailing slash, accepts every body encoding and shape', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('every capture path, with and without trailing slash, accepts every body encoding and shape', async (_t, engine) => {
+  const app = await project(engine)
   let sent = 0
   for (const base of PATHS) {
     for (const path of [base, `${base}/`]) {
@@ -56,8 +59,8 @@ testOnEachEngine('every capture path, with and without trailing slash, accepts e
   assert.equal(tags.size, sent)
 })
 
-testOnEachEngine('OPTIONS answers 200 with PostHog CORS headers for the origin', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('OPTIONS answers 200 with PostHog CORS headers for the origin', async (_t, engine) => {
+  const app = await project(engine)
   for (const url of ['/e/', '/i/v0/e/', '/batch', '/capture/']) {
     const res = await app.http.inject({
       method: 'OPTIONS',
@@ -73,8 +76,8 @@ testOnEachEngine('OPTIONS answers 200 with PostHog CORS headers for the origin',
   }
 })
 
-testOnEachEngine('a capture POST from a browser carries CORS headers, errors too', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('a capture POST from a browser carries CORS headers, errors too', async (_t, engine) => {
+  const app = await project(engine)
   const ok = await app.http.inject({ method: 'POST', url: '/e/', headers: { origin: 'http://localhost:3000' }, payload: aBrowserEvent(app.projectKey) })
   assert.equal(ok.headers['access-control-allow-origin'], 'http://localhost:3000')
   const bad = await app.http.inject({ method: 'POST', url: '/e/', headers: { origin: 'http://localhost:3000' }, payload: '{nope' })
@@ -84,8 +87,8 @@ testOnEachEngine('a capture POST from a browser carries CORS headers, errors too
   assert.equal(none.headers['access-control-allow-origin'], undefined)
 })
 
-testOnEachEngine('an /engage body without an event name is ingested as $identify', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('an /engage body without an event name is ingested as $identify', async (_t, engine) => {
+  const app = await project(engine)
   const res = await app.http.inject({ method: 'POST', url: '/engage/', payload: { $token: app.projectKey, $distinct_id: 'p1', $set: { plan: 'pro' } } })
   assert.equal(res.statusCode, 200)
   const [e] = await waitForEvents(app, 1, { event: '$identify' })
@@ -97,8 +100,8 @@ async function post(app: TestApp, body: unknown, url = '/batch/') {
   return app.http.inject({ method: 'POST', url, payload: body as object })
 }
 
-testOnEachEngine('events without a name, without distinct_id or with an empty one are dropped; the rest of the batch is stored', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('events without a name, without distinct_id or with an empty one are dropped; the rest of the batch is stored', async (_t, engine) => {
+  const app = await project(engine)
   const res = await post(app, {
     api_key: app.projectKey,
     batch: [
@@ -120,8 +123,8 @@ testOnEachEngine('events without a name, without distinct_id or with an empty on
   assert.equal((await waitForEvents(app, 3)).length, 3)
 })
 
-testOnEachEngine('the same uuid sent twice is stored once', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('the same uuid sent twice is stored once', async (_t, engine) => {
+  const app = await project(engine)
   const uuid = crypto.randomUUID()
   const body = { api_key: app.projectKey, batch: [{ event: 'dup', distinct_id: 'u', uuid, properties: { n: 1 } }] }
   assert.equal((await post(app, body)).statusCode, 200)

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildTestApp } from '../helpers/test-app.ts'
+import { fileTestProjects } from '../helpers/test-app.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
 
 type TileJson = { id: number; insight: { id: number; name: string } | null; text: { body: string } | null; order: number; layouts: Record<string, unknown> }
 
 const names = (d: { tiles: TileJson[] }) => d.tiles.map((t) => t.insight?.name ?? t.text?.body)
+
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
 
 const TEMPLATE = {
   template_name: 'My template',
@@ -19,8 +22,8 @@ const TEMPLATE = {
   ],
 }
 
-test('tiles: insights placed with dashboards=[id] appear as tiles with their insight', async (t) => {
-  const app = await buildTestApp(t)
+test('tiles: insights placed with dashboards=[id] appear as tiles with their insight', async () => {
+  const app = await project()
   const api = privateApi(app)
   const d = (await api.post('/dashboards/', { name: 'D' })).json()
   const ins = (await api.post('/insights/', { name: 'Signups', filters: { insight: 'TRENDS' }, dashboards: [d.id] })).json()
@@ -36,8 +39,8 @@ test('tiles: insights placed with dashboards=[id] appear as tiles with their ins
   for (const f of ['layouts', 'color', 'filters_overrides', 'last_refresh', 'is_cached']) assert.ok(f in tile, f)
 })
 
-test('tiles: PATCH tiles adds a text card, updates layouts and soft-deletes a tile', async (t) => {
-  const app = await buildTestApp(t)
+test('tiles: PATCH tiles adds a text card, updates layouts and soft-deletes a tile', async () => {
+  const app = await project()
   const api = privateApi(app)
   const d = (await api.post('/dashboards/', { name: 'D' })).json()
   await api.post('/insights/', { name: 'A', dashboards: [d.id] })
@@ -59,8 +62,8 @@ test('tiles: PATCH tiles adds a text card, updates layouts and soft-deletes a ti
   assert.equal(long.json().attr, 'tiles__0__text__body')
 })
 
-test('move_tile: moves the tile to another dashboard and returns the source dashboard', async (t) => {
-  const app = await buildTestApp(t)
+test('move_tile: moves the tile to another dashboard and returns the source dashboard', async () => {
+  const app = await project()
   const api = privateApi(app)
   const from = (await api.post('/dashboards/', { name: 'from' })).json()
   const to = (await api.post('/dashboards/', { name: 'to' })).json()
@@ -75,8 +78,8 @@ test('move_tile: moves the tile to another dashboard and returns the source dash
   assert.deepEqual((await api.get(`/insights/${ins.id}/`)).json().dashboards, [to.id])
 })
 
-test('move_tile: a missing or foreign tile or target is a 400 naming the field, and nothing moves', async (t) => {
-  const app = await buildTestApp(t)
+test('move_tile: a missing or foreign tile or target is a 400 naming the field, and nothing moves', async () => {
+  const app = await project()
   const api = privateApi(app)
   const from = (await api.post('/dashboards/', { name: 'from' })).json()
   const to = (await api.post('/dashboards/', { name: 'to' })).json()
@@ -104,8 +107,8 @@ test('move_tile: a missing or foreign tile or target is a 400 naming the field, 
   assert.equal((await api.get(`/dashboards/${from.id}/`)).json().tiles.length, 1)
 })
 
-test('create_from_template_json: builds the dashboard and its insight and text tiles', async (t) => {
-  const app = await buildTestApp(t)
+test('create_from_template_json: builds the dashboard and its insight and text tiles', async () => {
+  const app = await project()
   const api = privateApi(app)
   const res = await api.post('/dashboards/create_from_template_json/', { template: TEMPLATE })
   assert.equal(res.statusCode, 200)
@@ -122,8 +125,8 @@ test('create_from_template_json: builds the dashboard and its insight and text t
   assert.equal((await api.get('/insights/')).json().count, 2)
 })
 
-test('create_from_template_json: an invalid template is a 400 naming the field and creates nothing', async (t) => {
-  const app = await buildTestApp(t)
+test('create_from_template_json: an invalid template is a 400 naming the field and creates nothing', async () => {
+  const app = await project()
   const api = privateApi(app)
   const without = (key: string) => Object.fromEntries(Object.entries(TEMPLATE).filter(([k]) => k !== key))
   const cases: [unknown, string][] = [
@@ -147,8 +150,8 @@ test('create_from_template_json: an invalid template is a 400 naming the field a
   assert.equal((await api.get('/insights/')).json().count, 0)
 })
 
-test('use_template: DEFAULT_APP builds the product analytics dashboard; a given name is kept', async (t) => {
-  const app = await buildTestApp(t)
+test('use_template: DEFAULT_APP builds the product analytics dashboard; a given name is kept', async () => {
+  const app = await project()
   const api = privateApi(app)
   const named = (await api.post('/dashboards/', { name: 'Mine', use_template: 'DEFAULT_APP' })).json()
   assert.equal(named.name, 'Mine')
@@ -162,8 +165,8 @@ test('use_template: DEFAULT_APP builds the product analytics dashboard; a given 
   assert.ok(unnamed.tiles.length > 0)
 })
 
-test('use_dashboard: duplicates the tiles sharing insights, or deep-copies with duplicate_tiles', async (t) => {
-  const app = await buildTestApp(t)
+test('use_dashboard: duplicates the tiles sharing insights, or deep-copies with duplicate_tiles', async () => {
+  const app = await project()
   const api = privateApi(app)
   const src = (await api.post('/dashboards/', { name: 'src' })).json()
   const ins = (await api.post('/insights/', { name: 'I', dashboards: [src.id] })).json()
@@ -180,8 +183,8 @@ test('use_dashboard: duplicates the tiles sharing insights, or deep-copies with 
   assert.equal((await api.get(`/dashboards/${src.id}/`)).json().tiles.length, 2, 'the source is unchanged')
 })
 
-test('soft delete hides tiles; delete_insights also deletes insights shown nowhere else; restore brings them back', async (t) => {
-  const app = await buildTestApp(t)
+test('soft delete hides tiles; delete_insights also deletes insights shown nowhere else; restore brings them back', async () => {
+  const app = await project()
   const api = privateApi(app)
   const a = (await api.post('/dashboards/', { name: 'a' })).json()
   const b = (await api.post('/dashboards/', { name: 'b' })).json()

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildTestApp } from '../helpers/test-app.ts'
+import { buildTestApp, fileTestProjects } from '../helpers/test-app.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
 
 const LIST_FIELDS = [
@@ -9,9 +9,11 @@ const LIST_FIELDS = [
 ]
 const FULL_ONLY = ['use_template', 'use_dashboard', 'delete_insights', 'filters', 'tiles']
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
 
-test('dashboards: create returns 201 with the full record, defaults and created_by of the key user', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: create returns 201 with the full record, defaults and created_by of the key user', async () => {
+  const app = await project()
   const api = privateApi(app)
   const res = await api.post('/dashboards/', { name: 'Sales', description: 'numbers', pinned: true, tags: ['Kpi', 'kpi'], filters: { date_from: '-7d' } })
   assert.equal(res.statusCode, 201)
@@ -35,8 +37,8 @@ test('dashboards: create returns 201 with the full record, defaults and created_
   assert.equal(d.created_by.email, 'owner@tally.local')
 })
 
-test('dashboards: list items carry the list fields only; retrieve gives the full record', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: list items carry the list fields only; retrieve gives the full record', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards/', { name: 'One' })).json()
   const list = (await api.get('/dashboards/')).json()
@@ -50,23 +52,23 @@ test('dashboards: list items carry the list fields only; retrieve gives the full
   assert.match(one.json().last_accessed_at, ISO)
 })
 
-test('dashboards: the path works with and without the trailing slash', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: the path works with and without the trailing slash', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards', { name: 'x' })).json()
   assert.equal((await api.get(`/dashboards/${id}`)).statusCode, 200)
   assert.equal((await api.get('/dashboards')).json().count, 1)
 })
 
-test('dashboards: list is ordered pinned first, then by name', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: list is ordered pinned first, then by name', async () => {
+  const app = await project()
   const api = privateApi(app)
   for (const [name, pinned] of [['b', false], ['a', false], ['z', true]] as const) await api.post('/dashboards/', { name, pinned })
   assert.deepEqual((await api.get('/dashboards/')).json().results.map((d: { name: string }) => d.name), ['z', 'a', 'b'])
 })
 
-test('dashboards: pagination gives count and absolute next/previous links, default limit 100', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: pagination gives count and absolute next/previous links, default limit 100', async () => {
+  const app = await project()
   const api = privateApi(app)
   for (let i = 0; i < 5; i++) await api.post('/dashboards/', { name: `d${i}` })
   const first = (await api.get('/dashboards/?limit=2')).json()
@@ -86,8 +88,8 @@ test('dashboards: pagination gives count and absolute next/previous links, defau
   assert.equal(all.next, null)
 })
 
-test('dashboards: PATCH updates the given fields only', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: PATCH updates the given fields only', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards/', { name: 'old', description: 'keep' })).json()
   const res = await api.patch(`/dashboards/${id}/`, { name: 'new', pinned: true, restriction_level: 37 })
@@ -100,8 +102,8 @@ test('dashboards: PATCH updates the given fields only', async (t) => {
   assert.equal((await api.get(`/dashboards/${id}/`)).json().name, 'new')
 })
 
-test('dashboards: PATCH deleted=true soft-deletes; the record stays, leaves the list and 404s on retrieve', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: PATCH deleted=true soft-deletes; the record stays, leaves the list and 404s on retrieve', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards/', { name: 'gone' })).json()
   const res = await api.patch(`/dashboards/${id}/`, { deleted: true })
@@ -117,8 +119,8 @@ test('dashboards: PATCH deleted=true soft-deletes; the record stays, leaves the 
   assert.equal((await api.get('/dashboards/')).json().count, 1)
 })
 
-test('dashboards: DELETE answers 405 with no body and changes nothing', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: DELETE answers 405 with no body and changes nothing', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards/', { name: 'stay' })).json()
   for (const path of [`/dashboards/${id}/`, `/dashboards/${id}`, '/dashboards/999/']) {
@@ -131,8 +133,8 @@ test('dashboards: DELETE answers 405 with no body and changes nothing', async (t
   assert.equal(one.json().deleted, false)
 })
 
-test('dashboards: every validation error is a 400 validation_error naming the field', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: every validation error is a 400 validation_error naming the field', async () => {
+  const app = await project()
   const api = privateApi(app)
   const cases: [unknown, string | null, string][] = [
     [{ restriction_level: 5 }, 'restriction_level', 'invalid_choice'],
@@ -166,15 +168,15 @@ test('dashboards: every validation error is a 400 validation_error naming the fi
   assert.equal((await api.get('/dashboards/')).json().count, 0, 'nothing half-written')
 })
 
-test('dashboards: restriction_level accepts 21 and 37 (also as strings)', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: restriction_level accepts 21 and 37 (also as strings)', async () => {
+  const app = await project()
   const api = privateApi(app)
   assert.equal((await api.post('/dashboards/', { restriction_level: 37 })).json().restriction_level, 37)
   assert.equal((await api.post('/dashboards/', { restriction_level: '21' })).json().restriction_level, 21)
 })
 
-test('dashboards: a PATCH validation error changes nothing', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: a PATCH validation error changes nothing', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards/', { name: 'same' })).json()
   const res = await api.patch(`/dashboards/${id}/`, { name: 'changed', restriction_level: 99 })
@@ -183,8 +185,8 @@ test('dashboards: a PATCH validation error changes nothing', async (t) => {
   assert.equal((await api.get(`/dashboards/${id}/`)).json().name, 'same')
 })
 
-test('dashboards: malformed JSON answers 400 validation_error', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: malformed JSON answers 400 validation_error', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards/', { name: 'x' })).json()
   for (const res of [await api.raw('POST', '/dashboards/', '{"name": '), await api.raw('PATCH', `/dashboards/${id}/`, 'nope')]) {
@@ -195,8 +197,8 @@ test('dashboards: malformed JSON answers 400 validation_error', async (t) => {
   assert.equal((await api.get('/dashboards/')).json().count, 1)
 })
 
-test('dashboards: unknown ids, non-numeric ids and unsupported formats are 404', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: unknown ids, non-numeric ids and unsupported formats are 404', async () => {
+  const app = await project()
   const api = privateApi(app)
   const { id } = (await api.post('/dashboards/', { name: 'x' })).json()
   for (const path of ['/dashboards/999/', '/dashboards/abc/', '/dashboards/99999999999/', `/dashboards/${id}/?format=csv`, '/dashboards/?format=csv']) {
@@ -208,8 +210,8 @@ test('dashboards: unknown ids, non-numeric ids and unsupported formats are 404',
   assert.equal((await api.get(`/dashboards/${id}/?format=json`)).statusCode, 200)
 })
 
-test('dashboards: projects are isolated between projects and users', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: projects are isolated between projects and users', async () => {
+  const app = await project()
   const owner = privateApi(app)
   const { id } = (await owner.post('/dashboards/', { name: 'mine' })).json()
   const other = await strangerWithProject(app)
@@ -227,8 +229,8 @@ test('dashboards: projects are isolated between projects and users', async (t) =
   assert.deepEqual((await owner.get('/dashboards/')).json().results.map((d: { name: string }) => d.name), ['mine'])
 })
 
-test('dashboards: only the creator or an admin may restrict; restricted dashboards are read-only to members', async (t) => {
-  const app = await buildTestApp(t)
+test('dashboards: only the creator or an admin may restrict; restricted dashboards are read-only to members', async () => {
+  const app = await project()
   const owner = privateApi(app)
   const member = await app.services.projects.createUser({ email: 'm@x.io', firstName: 'Member', projectIds: [app.projectId] })
   const asMember = privateApi(app, { authorization: `Bearer ${member.key}` })

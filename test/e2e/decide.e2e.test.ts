@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { gzipSync } from 'node:zlib'
 import { test } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { fileTestProjects, type TestApp } from '../helpers/test-app.ts'
+
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
 
 async function flag(app: TestApp, body: object) {
   const res = await app.http.inject({ method: 'POST', url: `/api/projects/${app.projectId}/feature_flags/`, headers: app.auth, payload: body })
@@ -16,8 +19,8 @@ const personFlag = (key: string, prop: string, value: string) => ({
   filters: { groups: [{ properties: [{ key: prop, value, operator: 'exact', type: 'person' }], rollout_percentage: 100 }] },
 })
 
-test('decide: v1 lists enabled keys, v2 maps them to values, v3 adds false flags, payloads and both error flags', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: v1 lists enabled keys, v2 maps them to values, v3 adds false flags, payloads and both error flags', async () => {
+  const app = await project()
   await flag(app, on('on', { payloads: { true: '{"a": 1}' } }))
   await flag(app, { key: 'off', filters: { groups: [{ properties: [], rollout_percentage: 0 }] } })
   await flag(app, on('mv', { multivariate: { variants: [{ key: 'only', rollout_percentage: 100 }] } }))
@@ -34,8 +37,8 @@ test('decide: v1 lists enabled keys, v2 maps them to values, v3 adds false flags
   assert.equal(v3.isAuthenticated, false)
 })
 
-test('decide: v4 and /flags?v=2 give the detailed flags map with reasons and metadata', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: v4 and /flags?v=2 give the detailed flags map with reasons and metadata', async () => {
+  const app = await project()
   const created = await flag(app, on('on', { payloads: { true: '{"a": 1}' } }))
   const v4 = (await decide(app, { distinct_id: 'u1' }, 'v=4')).json()
   const expected = {
@@ -59,8 +62,8 @@ test('decide: v4 and /flags?v=2 give the detailed flags map with reasons and met
   assert.deepEqual(legacy.featureFlags, { on: true })
 })
 
-test('decide: errors carry PostHog codes (no key, invalid key, missing distinct_id, malformed body)', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: errors carry PostHog codes (no key, invalid key, missing distinct_id, malformed body)', async () => {
+  const app = await project()
   const noKey = await app.http.inject({ method: 'POST', url: '/decide/', payload: { distinct_id: 'x' } })
   assert.equal(noKey.statusCode, 401)
   assert.equal(noKey.json().code, 'no_api_key')
@@ -77,8 +80,8 @@ test('decide: errors carry PostHog codes (no key, invalid key, missing distinct_
   assert.match(malformed.json().detail, /^Malformed request data/)
 })
 
-test('decide: gzip, base64 and form bodies decode like capture', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: gzip, base64 and form bodies decode like capture', async () => {
+  const app = await project()
   await flag(app, on('on'))
   const json = JSON.stringify({ token: app.projectKey, distinct_id: 'u1' })
   const bodies = [
@@ -93,8 +96,8 @@ test('decide: gzip, base64 and form bodies decode like capture', async (t) => {
   }
 })
 
-test('decide: stored person properties are used and request overrides win over them', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: stored person properties are used and request overrides win over them', async () => {
+  const app = await project()
   await flag(app, personFlag('pro-only', 'plan', 'pro'))
   await app.services.personData.upsertPersons(app.projectId, [{ distinctId: 'stored', properties: { plan: 'pro' } }])
   assert.equal((await decide(app, { distinct_id: 'stored' })).json().featureFlags['pro-only'], true)
@@ -102,8 +105,8 @@ test('decide: stored person properties are used and request overrides win over t
   assert.equal((await decide(app, { distinct_id: 'other', person_properties: { plan: 'pro' } })).json().featureFlags['pro-only'], true)
 })
 
-test('decide: stored group properties are used for group flags', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: stored group properties are used for group flags', async () => {
+  const app = await project()
   await app.services.groupTypes.ensureGroupTypes(app.projectId, ['company'])
   await flag(app, {
     key: 'gold',
@@ -118,8 +121,8 @@ test('decide: stored group properties are used for group flags', async (t) => {
   assert.equal((await decide(app, { distinct_id: 'u' })).json().featureFlags.gold, false)
 })
 
-test('decide: static cohort members uploaded by distinct_id match cohort flags', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: static cohort members uploaded by distinct_id match cohort flags', async () => {
+  const app = await project()
   const cohort = await app.http.inject({
     method: 'POST',
     url: `/api/projects/${app.projectId}/cohorts/`,
@@ -133,8 +136,8 @@ test('decide: static cohort members uploaded by distinct_id match cohort flags',
   assert.equal((await decide(app, { distinct_id: 'nobody' })).json().featureFlags.vip, false)
 })
 
-test('decide: experience continuity keeps the anonymous bucket after identify (first writer wins)', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: experience continuity keeps the anonymous bucket after identify (first writer wins)', async () => {
+  const app = await project()
   await flag(app, { key: 'cont', ensure_experience_continuity: true, filters: { groups: [{ properties: [], rollout_percentage: 50 }], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } } })
   await app.services.personData.upsertPersons(app.projectId, [{ distinctId: 'anon-1', properties: {} }, { distinctId: 'user-1', properties: {} }])
   const anonValue = (await decide(app, { distinct_id: 'anon-1' })).json().featureFlags.cont
@@ -147,8 +150,8 @@ test('decide: experience continuity keeps the anonymous bucket after identify (f
   }
 })
 
-test('decide: disable_flags answers no flags; flag_keys_to_evaluate restricts them', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: disable_flags answers no flags; flag_keys_to_evaluate restricts them', async () => {
+  const app = await project()
   await flag(app, on('a'))
   await flag(app, on('b'))
   assert.deepEqual((await decide(app, { distinct_id: 'u', disable_flags: true })).json().featureFlags, {})
@@ -156,7 +159,7 @@ test('decide: disable_flags answers no flags; flag_keys_to_evaluate restricts th
 })
 
 test('decide: a failed person read still answers the other flags and sets the error flag', async (t) => {
-  const app = await buildTestApp(t)
+  const app = await project()
   await flag(app, on('plain'))
   await flag(app, personFlag('needs-person', 'plan', 'pro'))
   const reader = app.services.personData
@@ -172,8 +175,8 @@ test('decide: a failed person read still answers the other flags and sets the er
   assert.equal(res.json().errorComputingFlags, true)
 })
 
-test('decide: a flag change is visible to the next request; inactive and deleted flags are left out', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: a flag change is visible to the next request; inactive and deleted flags are left out', async () => {
+  const app = await project()
   const f = await flag(app, on('moving'))
   assert.equal((await decide(app, { distinct_id: 'u' })).json().featureFlags.moving, true)
   const patch = (payload: object) =>
@@ -186,8 +189,8 @@ test('decide: a flag change is visible to the next request; inactive and deleted
   assert.equal('moving' in (await decide(app, { distinct_id: 'u' })).json().featureFlags, false)
 })
 
-test('decide: GET answers the minimal config, OPTIONS answers CORS', async (t) => {
-  const app = await buildTestApp(t)
+test('decide: GET answers the minimal config, OPTIONS answers CORS', async () => {
+  const app = await project()
   const get = await app.http.inject({ url: '/decide/' })
   assert.equal(get.statusCode, 200)
   assert.deepEqual(get.json().featureFlags, {})

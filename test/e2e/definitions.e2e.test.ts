@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { fileTestProjects, type TestApp } from '../helpers/test-app.ts'
 import { eventually } from '../helpers/eventually.ts'
 import { privateApi } from '../helpers/private-api.ts'
+
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
 
 interface PropertyJson { id: string; name: string; property_type: string | null; is_numerical: boolean; type: number; group_type_index: number | null; is_seen_on_filtered_events: boolean | null }
 interface EventDefJson { id: string; name: string; created_at: string; last_seen_at: string; volume_30_day: null }
@@ -41,8 +44,8 @@ const BATCH = [
   { event: 'purchase', distinct_id: 'u1', properties: { amount: 9.5, plan: 'pro' } },
 ]
 
-test('captured events become event and property definitions with detected types', async (t) => {
-  const app = await buildTestApp(t)
+test('captured events become event and property definitions with detected types', async () => {
+  const app = await project()
   await capture(app, BATCH)
   const events = await eventNamesSeen(app, 3)
   assert.deepEqual(names(events), ['$pageview', 'purchase', 'signed up'])
@@ -75,8 +78,8 @@ test('captured events become event and property definitions with detected types'
   assert.deepEqual(person.results.map((p) => [p.property_type, p.type]), [['Numeric', 2], ['String', 2], ['DateTime', 2]])
 })
 
-test('property definition filters: search, is_numerical, excluded_properties, properties, event_names, paging', async (t) => {
-  const app = await buildTestApp(t)
+test('property definition filters: search, is_numerical, excluded_properties, properties, event_names, paging', async () => {
+  const app = await project()
   await capture(app, BATCH)
   await eventNamesSeen(app, 3)
   const get = (q: string) => list<PropertyJson>(app, `/property_definitions/?${q}`)
@@ -103,8 +106,8 @@ test('property definition filters: search, is_numerical, excluded_properties, pr
   assert.ok(page.next && page.previous)
 })
 
-test('event definition filters: search, event_type, ordering; one by id', async (t) => {
-  const app = await buildTestApp(t)
+test('event definition filters: search, event_type, ordering; one by id', async () => {
+  const app = await project()
   await capture(app, BATCH)
   await eventNamesSeen(app, 3)
   const get = (q: string) => list<EventDefJson>(app, `/event_definitions/?${q}`)
@@ -121,8 +124,8 @@ test('event definition filters: search, event_type, ordering; one by id', async 
   assert.equal((await privateApi(app).get(`/property_definitions/${prop.id}/`)).json().name, 'amount')
 })
 
-test('group properties come from $groupidentify under their group type index', async (t) => {
-  const app = await buildTestApp(t)
+test('group properties come from $groupidentify under their group type index', async () => {
+  const app = await project()
   await capture(app, [
     { event: 'created', distinct_id: 'u1', properties: { $groups: { company: 'acme' } } },
     { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { industry: 'retail', employees: 40 } } },
@@ -135,8 +138,8 @@ test('group properties come from $groupidentify under their group type index', a
   assert.equal((await list<PropertyJson>(app, '/property_definitions/?type=group&group_type_index=1')).count, 0)
 })
 
-test('bad filters are 400s naming the field', async (t) => {
-  const app = await buildTestApp(t)
+test('bad filters are 400s naming the field', async () => {
+  const app = await project()
   const cases: Array<[string, string, string]> = [
     ['/property_definitions/?type=bogus', 'type', 'invalid_choice'],
     ['/property_definitions/?type=group', 'group_type_index', 'invalid_input'],
@@ -156,8 +159,8 @@ test('bad filters are 400s naming the field', async (t) => {
   }
 })
 
-test('definitions are per project', async (t) => {
-  const app = await buildTestApp(t)
+test('definitions are per project', async () => {
+  const app = await project()
   const other = await app.services.projects.createProject('Other project')
   await capture(app, [{ event: 'mine', distinct_id: 'u1', properties: { secret: 1 } }])
   await capture(app, [{ event: 'theirs', distinct_id: 'u1', properties: { other_prop: 'x' } }], other.apiToken)
@@ -175,8 +178,8 @@ test('definitions are per project', async (t) => {
   assert.equal((await privateApi(app, app.auth, other.project.id).get(`/event_definitions/${mine.id}/`)).statusCode, 404)
 })
 
-test('PostHog leaves ingestion-only event properties out; exclude_core_properties drops $ properties; seen_together', async (t) => {
-  const app = await buildTestApp(t)
+test('PostHog leaves ingestion-only event properties out; exclude_core_properties drops $ properties; seen_together', async () => {
+  const app = await project()
   await capture(app, [
     { event: 'landed', distinct_id: 'u1', properties: { $initial_referrer: 'x', $groups: { company: 'acme' }, $browser: 'Chrome', color: 'red' } },
     { event: 'left', distinct_id: 'u1', properties: { size: 2 } },
@@ -195,8 +198,8 @@ test('PostHog leaves ingestion-only event properties out; exclude_core_propertie
   assert.equal(missing.json().attr, 'event_names')
 })
 
-test('hostile names: NUL and lone surrogates are stored as U+FFFD, __proto__ is a name like any other, events still stored', async (t) => {
-  const app = await buildTestApp(t)
+test('hostile names: NUL and lone surrogates are stored as U+FFFD, __proto__ is a name like any other, events still stored', async () => {
+  const app = await project()
   const body = '{"api_key":"' + app.projectKey + '","batch":[{"event":"bad\\u0000name","distinct_id":"u1","properties":{"k\\u0000":1,"s\\ud800":"x","__proto__":{"polluted":true}}}]}'
   const res = await app.http.inject({ method: 'POST', url: '/batch/', headers: { 'content-type': 'application/json' }, payload: body })
   assert.equal(res.statusCode, 200, res.body)

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { testOnEachEngine } from '../helpers/engines.ts'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { fileTestProjects, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents, type EventJson } from '../helpers/capture-helpers.ts'
 import { queryOk } from '../helpers/query-data.ts'
+
+// One app per engine for the file, a project of its own per test: each test reads only its own events.
+const project = fileTestProjects()
 
 async function capture(app: TestApp, batch: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch, ...extra } })
@@ -15,8 +18,8 @@ async function list(app: TestApp, query: string): Promise<{ next: string | null;
   return res.json()
 }
 
-testOnEachEngine('stored events keep uuid, name, distinct_id, all properties, elements chain and a clock-skew corrected timestamp', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('stored events keep uuid, name, distinct_id, all properties, elements chain and a clock-skew corrected timestamp', async (_t, engine) => {
+  const app = await project(engine)
   const uuid = crypto.randomUUID()
   const sentAt = new Date(Date.now() + 60 * 60 * 1000) // the client's clock runs an hour ahead
   const clientTs = new Date(sentAt.getTime() - 10_000) // captured 10 s before sending
@@ -51,15 +54,15 @@ testOnEachEngine('stored events keep uuid, name, distinct_id, all properties, el
   assert.match(e!.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/)
 })
 
-testOnEachEngine('an invalid client uuid is replaced by a server UUIDv7', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('an invalid client uuid is replaced by a server UUIDv7', async (_t, engine) => {
+  const app = await project(engine)
   await capture(app, [{ uuid: 'not-a-uuid', event: 'x', distinct_id: 'u' }])
   const [e] = await waitForEvents(app, 1)
   assert.match(e!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
 })
 
-testOnEachEngine('a timestamp more than 23 hours ahead is clamped to the receive time', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('a timestamp more than 23 hours ahead is clamped to the receive time', async (_t, engine) => {
+  const app = await project(engine)
   const start = Date.now()
   await capture(app, [{ event: 'future', distinct_id: 'u', timestamp: new Date(start + 48 * 3600_000).toISOString() }])
   const [e] = await waitForEvents(app, 1)
@@ -67,8 +70,8 @@ testOnEachEngine('a timestamp more than 23 hours ahead is clamped to the receive
   assert.ok(ts >= start - 1000 && ts <= Date.now() + 1000)
 })
 
-testOnEachEngine('the list is newest first and filters by event, distinct_id, after, before and properties', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('the list is newest first and filters by event, distinct_id, after, before and properties', async (_t, engine) => {
+  const app = await project(engine)
   const base = Date.parse('2024-03-01T00:00:00Z')
   const at = (m: number) => new Date(base + m * 60_000).toISOString()
   await capture(app, [
@@ -91,8 +94,8 @@ testOnEachEngine('the list is newest first and filters by event, distinct_id, af
   assert.deepEqual(names(await list(app, props([{ key: 'n', operator: 'is_not_set' }]))), ['click:a'])
 })
 
-testOnEachEngine('cursor pagination through next visits every event once, even when timestamps tie', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('cursor pagination through next visits every event once, even when timestamps tie', async (_t, engine) => {
+  const app = await project(engine)
   const ts = new Date().toISOString()
   await capture(app, Array.from({ length: 25 }, (_, i) => ({ event: 'p', distinct_id: `d${i}`, timestamp: ts })))
   await waitForEvents(app, 25)
@@ -109,8 +112,8 @@ testOnEachEngine('cursor pagination through next visits every event once, even w
   assert.equal(new Set(seen).size, 25)
 })
 
-testOnEachEngine('limit/offset pagination returns next with the following offset', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('limit/offset pagination returns next with the following offset', async (_t, engine) => {
+  const app = await project(engine)
   await capture(app, Array.from({ length: 5 }, (_, i) => ({ event: 'o', distinct_id: `d${i}` })))
   await waitForEvents(app, 5)
   const first = await list(app, 'limit=2&offset=0')
@@ -122,8 +125,8 @@ testOnEachEngine('limit/offset pagination returns next with the following offset
   assert.equal((await readAllEvents(app)).length, 5)
 })
 
-testOnEachEngine('one event is read by uuid; an unknown uuid is 404', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('one event is read by uuid; an unknown uuid is 404', async (_t, engine) => {
+  const app = await project(engine)
   const uuid = crypto.randomUUID()
   await capture(app, [{ uuid, event: 'one', distinct_id: 'u', properties: { k: 'v' } }])
   await waitForEvents(app, 1)
@@ -136,8 +139,8 @@ testOnEachEngine('one event is read by uuid; an unknown uuid is 404', async (t, 
   assert.equal(missing.json().code, 'not_found')
 })
 
-testOnEachEngine('the events API needs a personal API key and rejects bad filters with 400', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('the events API needs a personal API key and rejects bad filters with 400', async (_t, engine) => {
+  const app = await project(engine)
   const anon = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/` })
   assert.equal(anon.statusCode, 401)
   const badProps = await app.http.inject({ method: 'GET', url: `/api/projects/${app.projectId}/events/?properties=nope`, headers: app.auth })
@@ -148,8 +151,8 @@ testOnEachEngine('the events API needs a personal API key and rejects bad filter
   assert.equal(badDate.json().attr, 'after')
 })
 
-testOnEachEngine('icontains is a literal substring in the events API, as in the query engine: % and _ are plain characters', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('icontains is a literal substring in the events API, as in the query engine: % and _ are plain characters', async (_t, engine) => {
+  const app = await project(engine)
   const values = ['100%', '1000', 'a_b', 'axb', 'A_B!']
   await capture(app, values.map((v, i) => ({ event: 'e', distinct_id: `d${i}`, properties: { v } })))
   await waitForEvents(app, values.length)
@@ -165,8 +168,8 @@ testOnEachEngine('icontains is a literal substring in the events API, as in the 
   }
 })
 
-testOnEachEngine('the events API runs every operator of the event SQL layer and checks its value shape', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('the events API runs every operator of the event SQL layer and checks its value shape', async (_t, engine) => {
+  const app = await project(engine)
   await capture(app, [
     { event: 'e', distinct_id: 'a', properties: { v: '1.2.3', n: 5, s: 'Alpha' } },
     { event: 'e', distinct_id: 'b', properties: { v: '2.0.0', n: 15, s: 'beta' } },

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { fileTestProjects, type TestApp } from '../helpers/test-app.ts'
+
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
 
 function api(app: TestApp) {
   const base = `/api/projects/${app.projectId}`
@@ -14,8 +17,8 @@ function api(app: TestApp) {
 
 const simple = (key: string, extra: object = {}) => ({ key, filters: { groups: [{ properties: [], rollout_percentage: 100 }] }, ...extra })
 
-test('feature flags: create returns 201 with PostHog fields, version 1 and created_by', async (t) => {
-  const app = await buildTestApp(t)
+test('feature flags: create returns 201 with PostHog fields, version 1 and created_by', async () => {
+  const app = await project()
   const res = await api(app).post('/feature_flags/', { key: 'beta', name: 'Beta', filters: { groups: [{ properties: [], rollout_percentage: 30 }] } })
   assert.equal(res.statusCode, 201, res.body)
   const flag = res.json()
@@ -30,30 +33,30 @@ test('feature flags: create returns 201 with PostHog fields, version 1 and creat
   assert.deepEqual(flag.tags, [])
 })
 
-test('feature flags: an empty filters object reads back as one 100 % condition', async (t) => {
-  const app = await buildTestApp(t)
+test('feature flags: an empty filters object reads back as one 100 % condition', async () => {
+  const app = await project()
   const res = await api(app).post('/feature_flags/', { key: 'all' })
   assert.equal(res.statusCode, 201)
   assert.deepEqual(res.json().filters, { groups: [{ properties: [], rollout_percentage: null }] })
 })
 
-test('feature flags: a missing key gives 400 required on attr key', async (t) => {
-  const app = await buildTestApp(t)
+test('feature flags: a missing key gives 400 required on attr key', async () => {
+  const app = await project()
   const res = await api(app).post('/feature_flags/', { name: 'x' })
   assert.equal(res.statusCode, 400)
   assert.deepEqual(res.json(), { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'key' })
 })
 
-test('feature flags: a key with disallowed characters gives invalid_key', async (t) => {
-  const app = await buildTestApp(t)
+test('feature flags: a key with disallowed characters gives invalid_key', async () => {
+  const app = await project()
   const res = await api(app).post('/feature_flags/', simple('no spaces!'))
   assert.equal(res.statusCode, 400)
   assert.equal(res.json().code, 'invalid_key')
   assert.equal(res.json().detail, 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.')
 })
 
-test('feature flags: a duplicate key gives 400 unique; a soft-deleted key can be reused', async (t) => {
-  const app = await buildTestApp(t)
+test('feature flags: a duplicate key gives 400 unique; a soft-deleted key can be reused', async () => {
+  const app = await project()
   const first = await api(app).post('/feature_flags/', simple('dup'))
   const again = await api(app).post('/feature_flags/', simple('dup'))
   assert.equal(again.statusCode, 400)

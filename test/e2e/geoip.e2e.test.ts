@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { fileTestProjects, type TestApp } from '../helpers/test-app.ts'
 import { waitForEvents } from '../helpers/capture-helpers.ts'
 import { eventually } from '../helpers/eventually.ts'
+
+// One app (per engine) for the file, a project of its own per test: each test reads only its own events.
+const project = fileTestProjects()
 
 // Public addresses whose place is public knowledge: Google's resolver (Mountain View, California),
 // Cloudflare's (Sydney, APNIC's), and MaxMind's own test addresses in Stockholm and London. The
@@ -25,8 +28,8 @@ async function person(app: TestApp, distinctId: string): Promise<Record<string, 
   })
 }
 
-test('an event from a public address gets its location as $geoip_* properties, from $ip or from the request address', async (t) => {
-  const app = await buildTestApp(t)
+test('an event from a public address gets its location as $geoip_* properties, from $ip or from the request address', async () => {
+  const app = await project()
   await capture(app, [{ event: 'from ip property', distinct_id: 'a', properties: { $ip: US } }])
   await capture(app, [{ event: 'from request', distinct_id: 'b', properties: {} }], SE)
   await capture(app, [{ event: 'ipv6', distinct_id: 'c', properties: { $ip: CA_V6 } }])
@@ -51,8 +54,8 @@ test('an event from a public address gets its location as $geoip_* properties, f
   assert.equal(byName.get('ipv6')!.$geoip_country_code, 'CA')
 })
 
-test('the person gets $set $geoip_* (the latest place) and $set_once $initial_geoip_* (the first), as PostHog\'s GeoIP does', async (t) => {
-  const app = await buildTestApp(t)
+test('the person gets $set $geoip_* (the latest place) and $set_once $initial_geoip_* (the first), as PostHog\'s GeoIP does', async () => {
+  const app = await project()
   await capture(app, [{ event: 'first', distinct_id: 'traveller', timestamp: '2024-06-01T10:00:00Z', properties: { $ip: GB, $set: { plan: 'pro' } } }])
   await waitForEvents(app, 1)
   await capture(app, [{ event: 'second', distinct_id: 'traveller', timestamp: '2024-06-02T10:00:00Z', properties: { $ip: SE } }])
@@ -68,8 +71,8 @@ test('the person gets $set $geoip_* (the latest place) and $set_once $initial_ge
   assert.equal(props.$initial_geoip_subdivision_1_code, 'ENG')
 })
 
-test('loopback and private addresses, $geoip_disable and a project with GeoIP off get no location', async (t) => {
-  const app = await buildTestApp(t)
+test('loopback and private addresses, $geoip_disable and a project with GeoIP off get no location', async () => {
+  const app = await project()
   await capture(app, [
     { event: 'loopback', distinct_id: 'a', properties: {} },
     { event: 'private', distinct_id: 'a', properties: { $ip: '10.1.2.3' } },
@@ -90,8 +93,8 @@ test('loopback and private addresses, $geoip_disable and a project with GeoIP of
   assert.equal(off!.properties.$ip, US)
 })
 
-test('anonymize_ips stores no $ip, and the location is still added', async (t) => {
-  const app = await buildTestApp(t)
+test('anonymize_ips stores no $ip, and the location is still added', async () => {
+  const app = await project()
   const before = await app.http.inject({ url: `/api/projects/${app.projectId}/`, headers: app.auth })
   assert.deepEqual([before.json().anonymize_ips, before.json().geoip_enabled], [false, true], 'PostHog\'s default and GeoIP on by default')
   const patch = await app.http.inject({ method: 'PATCH', url: `/api/projects/${app.projectId}/`, headers: app.auth, payload: { anonymize_ips: true } })
@@ -108,8 +111,8 @@ test('anonymize_ips stores no $ip, and the location is still added', async (t) =
   assert.equal(bad.json().attr, 'anonymize_ips')
 })
 
-test('/decide evaluates flags on the caller\'s location unless geoip_disable; supplied person properties win', async (t) => {
-  const app = await buildTestApp(t)
+test('/decide evaluates flags on the caller\'s location unless geoip_disable; supplied person properties win', async () => {
+  const app = await project()
   const flag = await app.http.inject({
     method: 'POST', url: `/api/projects/${app.projectId}/feature_flags/`, headers: app.auth,
     payload: { key: 'sweden-only', filters: { groups: [{ properties: [{ key: '$geoip_country_code', type: 'person', operator: 'exact', value: ['SE'] }], rollout_percentage: 100 }] } },

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildTestApp } from '../helpers/test-app.ts'
+import { fileTestProjects } from '../helpers/test-app.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
 
-test('insights: create, retrieve and list with short_id, query/filters JSON and created_by', async (t) => {
-  const app = await buildTestApp(t)
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
+
+test('insights: create, retrieve and list with short_id, query/filters JSON and created_by', async () => {
+  const app = await project()
   const api = privateApi(app)
   const res = await api.post('/insights/', { name: 'Trend', description: 'd', query: { kind: 'TrendsQuery' }, filters: { insight: 'TRENDS' } })
   assert.equal(res.statusCode, 201)
@@ -20,8 +23,8 @@ test('insights: create, retrieve and list with short_id, query/filters JSON and 
   assert.equal(list.results[0].id, ins.id)
 })
 
-test('insights: PATCH dashboards moves placements; deleted dashboards are ignored, unknown ones refused', async (t) => {
-  const app = await buildTestApp(t)
+test('insights: PATCH dashboards moves placements; deleted dashboards are ignored, unknown ones refused', async () => {
+  const app = await project()
   const api = privateApi(app)
   const a = (await api.post('/dashboards/', { name: 'a' })).json()
   const b = (await api.post('/dashboards/', { name: 'b' })).json()
@@ -41,8 +44,8 @@ test('insights: PATCH dashboards moves placements; deleted dashboards are ignore
   assert.equal((await api.get(`/insights/${ins.id}/`)).json().name, 'I', 'nothing half-written')
 })
 
-test('insights: validation errors name the field and create nothing', async (t) => {
-  const app = await buildTestApp(t)
+test('insights: validation errors name the field and create nothing', async () => {
+  const app = await project()
   const api = privateApi(app)
   const cases: [unknown, string, string][] = [
     [{ name: {} }, 'name', 'invalid_input'],
@@ -65,8 +68,8 @@ test('insights: validation errors name the field and create nothing', async (t) 
   assert.equal((await api.get('/insights/')).json().count, 0)
 })
 
-test('insights: soft delete hides the insight and its tiles; DELETE is 405 with no body', async (t) => {
-  const app = await buildTestApp(t)
+test('insights: soft delete hides the insight and its tiles; DELETE is 405 with no body', async () => {
+  const app = await project()
   const api = privateApi(app)
   const d = (await api.post('/dashboards/', { name: 'd' })).json()
   const ins = (await api.post('/insights/', { name: 'I', dashboards: [d.id] })).json()
@@ -82,8 +85,8 @@ test('insights: soft delete hides the insight and its tiles; DELETE is 405 with 
   assert.equal((await api.get(`/dashboards/${d.id}/`)).json().tiles.length, 1)
 })
 
-test('insights: pagination links and project isolation', async (t) => {
-  const app = await buildTestApp(t)
+test('insights: pagination links and project isolation', async () => {
+  const app = await project()
   const api = privateApi(app)
   for (let i = 0; i < 3; i++) await api.post('/insights/', { name: `i${i}` })
   const page = (await api.get('/insights/?limit=2')).json()

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { testOnEachEngine } from '../helpers/engines.ts'
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts'
+import { fileTestProjects, type TestApp } from '../helpers/test-app.ts'
 import { readAllEvents, waitForEvents } from '../helpers/capture-helpers.ts'
 import { privateApi, strangerWithProject } from '../helpers/private-api.ts'
 import { eventually } from '../helpers/eventually.ts'
+
+// One app for the file, a project of its own per test: the counts and lists below are the test's own.
+const project = fileTestProjects()
 
 const capture = async (app: TestApp, batch: object[]) => {
   const res = await app.http.inject({ method: 'POST', url: '/batch/', payload: { api_key: app.projectKey, batch } })
@@ -59,8 +62,8 @@ async function seedTwoPersons(app: TestApp) {
   await waitForEvents(app, 5)
 }
 
-test('persons list: the identify merge is one person with both distinct ids, PostHog shape, filters and search', async (t) => {
-  const app = await buildTestApp(t)
+test('persons list: the identify merge is one person with both distinct ids, PostHog shape, filters and search', async () => {
+  const app = await project()
   await seedTwoPersons(app)
   const all = await list(app)
   assert.deepEqual(ids(all), ['a1,u1', 'u2'])
@@ -96,8 +99,8 @@ test('persons list: the identify merge is one person with both distinct ids, Pos
   assert.deepEqual(ids(await props([{ key: 'email', value: '(?i)^TWO@', operator: 'not_regex' }])), ['a1,u1'])
 })
 
-testOnEachEngine('persons: retrieve by uuid or numeric id; the events API shows each event person, anonymous events under the identified person', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('persons: retrieve by uuid or numeric id; the events API shows each event person, anonymous events under the identified person', async (_t, engine) => {
+  const app = await project(engine)
   await seedTwoPersons(app)
   const u1 = (await list(app, { distinct_id: 'u1' })).results[0]!
   const api = privateApi(app)
@@ -126,8 +129,8 @@ testOnEachEngine('persons: retrieve by uuid or numeric id; the events API shows 
   assert.deepEqual(one.json().person, events[0]!.person)
 })
 
-test('persons list pages with limit/offset links; include_total counts every match', async (t) => {
-  const app = await buildTestApp(t)
+test('persons list pages with limit/offset links; include_total counts every match', async () => {
+  const app = await project()
   await capture(app, ['p1', 'p2', 'p3', 'p4', 'p5'].map((d) => ev('$pageview', d, { $set: { n: Number(d[1]) } })))
   await waitForEvents(app, 5)
   const seen: string[] = []
@@ -149,8 +152,8 @@ test('persons list pages with limit/offset links; include_total counts every mat
   assert.notEqual(filtered.next, null)
 })
 
-test('persons: update_property, PATCH and delete_property go through the pipeline; /decide sees them; values/ counts', async (t) => {
-  const app = await buildTestApp(t)
+test('persons: update_property, PATCH and delete_property go through the pipeline; /decide sees them; values/ counts', async () => {
+  const app = await project()
   const flag = await privateApi(app).post('/feature_flags/', {
     key: 'vip', filters: { groups: [{ properties: [{ key: 'tier', value: 'vip', type: 'person' }], rollout_percentage: 100 }] },
   })
@@ -194,8 +197,8 @@ test('persons: update_property, PATCH and delete_property go through the pipelin
   assert.deepEqual((await api.get('/persons/values/')).json(), [])
 })
 
-test('persons: validation errors name the field; POST is refused; another project sees nothing', async (t) => {
-  const app = await buildTestApp(t)
+test('persons: validation errors name the field; POST is refused; another project sees nothing', async () => {
+  const app = await project()
   await capture(app, [ev('$pageview', 'v1', { $set: { a: 1 } })])
   await waitForEvents(app, 1)
   const v1 = (await list(app)).results[0]!
@@ -233,8 +236,8 @@ test('persons: validation errors name the field; POST is refused; another projec
   assert.equal((await api.get(`/persons/${v1.uuid}/`)).statusCode, 200, 'still there')
 })
 
-testOnEachEngine('persons: DELETE removes the person (decide forgets it); ?delete_events=true removes every event that resolves to it', async (t, engine) => {
-  const app = await buildTestApp(t, { engine })
+testOnEachEngine('persons: DELETE removes the person (decide forgets it); ?delete_events=true removes every event that resolves to it', async (_t, engine) => {
+  const app = await project(engine)
   const flag = await privateApi(app).post('/feature_flags/', {
     key: 'pro', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }] },
   })

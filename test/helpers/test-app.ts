@@ -165,3 +165,21 @@ export function fileTestApps(opts: { env?: Record<string, string> } = {}): (engi
     return apps.get(engine)!
   }
 }
+
+/**
+ * A project of its own for each test on one app shared by the file's tests: `await project()` makes a
+ * new project in the bootstrap organisation (the owner and its personal key are members, as in PostHog)
+ * and returns the shared app (one per engine) seen from it (`projectId`, `projectKey` are the new project's). For
+ * tests whose state lives in a project (dashboards, insights, actions, flags, cohorts, persons): their
+ * lists and counts stay their own. Not for tests of instance-wide state (users, sign-in, the owner's
+ * current project) nor for restarts: those build their own app. Call it at a file's top level.
+ */
+export function fileTestProjects(opts: { env?: Record<string, string> } = {}): (engine?: Engine) => Promise<TestApp> {
+  const shared = fileTestApps(opts)
+  let made = 0
+  return async (engine) => {
+    const app = await shared(engine)
+    const { project, apiToken } = await app.services.projects.createProject(`Test project ${++made}`)
+    return { ...app, projectId: project.id, projectKey: apiToken }
+  }
+}
